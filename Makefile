@@ -1,0 +1,44 @@
+# The two commands a newcomer needs: `make run` (the site with its worker and beat) and `make test`.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test setup lint types pytest bench clean lock
+
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(PY) || $$(bin/find-python) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c requirements.lock -e '.[dev]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+	@mkdir -p var/mail var/celery/queue var/celery/processed var/cache
+
+run: setup
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py import_course content/gpus-tpus-ai-hardware
+	$(PY) manage.py seed_demo
+	@echo "Site: http://127.0.0.1:$${PORT:-8000}/   (mail lands in var/mail/ unless EMAIL_URL is set)"
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+types: setup
+	$(VENV)/bin/mypy .
+
+pytest: setup
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+test: lint types pytest
+
+bench: setup
+	$(PY) bench/run_all.py
+
+lock:
+	$(PY) -m pip freeze --exclude-editable | grep -v '^-e' > requirements.lock
+
+clean:
+	rm -rf var/celery var/cache var/mail

@@ -1,0 +1,17 @@
+"""Root URLs: one include per app."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from accounts import views as account_views
+
+urlpatterns = [
+    path("", account_views.home, name="home"),
+    path("dashboard/", account_views.dashboard, name="dashboard"),
+    path("accounts/preferences/", account_views.preferences, name="preferences"),
+    path("accounts/", include("allauth.urls")),
+    path("courses/", include("courses.urls")),
+    path("review/", include("quizzes.urls")),
+    path("planner/", include("planner.urls")),
+    path("admin/", admin.site.urls),
+]

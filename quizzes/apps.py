@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class QuizzesConfig(AppConfig):
+    name = "quizzes"
+    verbose_name = "Quizzes and recall"

@@ -1,0 +1,186 @@
+"""Quiz items, each learner's recall schedule for them, the review log, and reminder digests."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from courses.models import Lesson
+
+
+class QuizItem(models.Model):
+    class Kind(models.TextChoices):
+        MULTIPLE_CHOICE = "multiple_choice", _("Multiple choice")
+        NUMERIC = "numeric", _("Numeric")
+        FREE_RECALL = "free_recall", _("Free recall")
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="quiz_items")
+    # Stable key from the content files: re-imports update by key and keep recall schedules.
+    key = models.SlugField(max_length=100)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    position = models.PositiveIntegerField(default=0)
+    prompt = models.TextField()
+    explanation = models.TextField(blank=True, help_text=_("Shown after answering."))
+    # Numeric items.
+    expected_value = models.FloatField(null=True, blank=True)
+    unit = models.CharField(max_length=40, blank=True)
+    tolerance = models.FloatField(default=0.0, help_text=_("Absolute tolerance, in the unit."))
+    # Free-recall items.
+    model_answer = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["lesson", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["lesson", "key"], name="quizitem_unique_key_per_lesson")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.prompt[:60]}"
+
+
+class Choice(models.Model):
+    item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="choices")
+    key = models.SlugField(max_length=40)
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField()
+    is_correct = models.BooleanField(default=False)
+    # Why this choice is right or, for a distractor, why it is wrong.
+    reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["item", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "key"], name="choice_unique_key_per_item")
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:60]
+
+
+class RecallSchedule(models.Model):
+    """One learner's memory of one quiz item: the FSRS card state and when it is due."""
+
+    class State(models.IntegerChoices):
+        # Values match fsrs.State.
+        LEARNING = 1, _("Learning")
+        REVIEW = 2, _("Review")
+        RELEARNING = 3, _("Relearning")
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="recall_schedules"
+    )
+    item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="recall_schedules")
+    state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
+    step = models.PositiveSmallIntegerField(null=True, blank=True)
+    stability = models.FloatField(null=True, blank=True)
+    difficulty = models.FloatField(null=True, blank=True)
+    due = models.DateTimeField()
+    last_review = models.DateTimeField(null=True, blank=True)
+    reps = models.PositiveIntegerField(default=0)
+    lapses = models.PositiveIntegerField(default=0)
+    # Idempotency key of the card as last shown: a grade must carry it, and grading rotates it,
+    # so a double click, a second tab or a retried request advances the schedule once.
+    card_token = models.UUIDField(default=uuid.uuid4)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "item"], name="schedule_unique_per_item")
+        ]
+        # The due queue and the reminder scan read (learner, due) and nothing else.
+        indexes = [
+            models.Index(fields=["learner", "due"], name="schedule_learner_due"),
+            models.Index(fields=["due", "learner"], name="schedule_due_learner"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · {self.item.key} due {self.due:%Y-%m-%d %H:%M}"
+
+
+class ReviewLog(models.Model):
+    """One review of one recall schedule. Append-only: written once, never updated."""
+
+    class Rating(models.IntegerChoices):
+        AGAIN = 1, _("Again")
+        HARD = 2, _("Hard")
+        GOOD = 3, _("Good")
+        EASY = 4, _("Easy")
+
+    class Source(models.TextChoices):
+        LESSON = "lesson", _("Lesson")
+        REVIEW = "review", _("Review session")
+        EMAIL = "email", _("Email prompt")
+
+    schedule = models.ForeignKey(RecallSchedule, on_delete=models.CASCADE, related_name="logs")
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_logs"
+    )
+    item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="review_logs")
+    rating = models.PositiveSmallIntegerField(choices=Rating.choices)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.REVIEW)
+    reviewed_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    # The card token the grade was made against; unique per schedule, so a replay is rejected.
+    idempotency_key = models.UUIDField()
+    state_before = models.JSONField()
+    state_after = models.JSONField()
+
+    class Meta:
+        ordering = ["reviewed_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["schedule", "idempotency_key"], name="reviewlog_unique_idempotency_key"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["learner", "reviewed_at"], name="reviewlog_learner_time"),
+            models.Index(fields=["item", "reviewed_at"], name="reviewlog_item_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} rated {self.item.key} {self.rating} at {self.reviewed_at:%Y-%m-%d %H:%M}"
+
+
+class ReminderDigest(models.Model):
+    """Outbox row: at most one recall digest per learner per local date."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        SENDING = "sending", _("Sending")
+        SENT = "sent", _("Sent")
+        FAILED = "failed", _("Failed")
+        SKIPPED = "skipped", _("Skipped")
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reminder_digests"
+    )
+    local_date = models.DateField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    due_count = models.PositiveIntegerField(default=0)
+    first_item = models.ForeignKey(
+        QuizItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    message_id = models.CharField(max_length=255, blank=True)
+    last_error = models.TextField(blank=True)
+    # Every state change, appended: [{"at": iso, "status": ..., "note": ...}, ...]
+    history = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "local_date"], name="digest_unique_per_local_date"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="digest_status_created")]
+
+    def __str__(self) -> str:
+        return f"Digest for {self.learner} on {self.local_date} ({self.status})"

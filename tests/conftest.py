@@ -1,0 +1,141 @@
+"""Shared fixtures: real services when configured, a real browser, eager Celery for unit tests.
+
+Tests marked `postgres`, `redis` or `browser` need that real thing. Without it they are skipped
+with the reason printed (`-ra`), except in CI (CI=true), where a missing service is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls the tests make
+# around it are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+    "--no-first-run",
+]
+
+
+def chromium_path() -> str | None:
+    return (
+        os.environ.get("CHROMIUM_PATH")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
+
+
+def redis_available() -> bool:
+    url = settings.REDIS_URL
+    if not url:
+        return False
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def _missing(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"CI must run this test, but {reason}")
+    pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Browser tests last: they are the slowest and the least specific when they fail.
+    items.sort(key=lambda item: 1 if item.get_closest_marker("browser") else 0)
+
+
+@pytest.fixture(autouse=True)
+def _service_markers(request: pytest.FixtureRequest) -> None:
+    if request.node.get_closest_marker("postgres") and connection.vendor != "postgresql":
+        _missing("no PostgreSQL: set DATABASE_URL=postgres://... to run it")
+    if request.node.get_closest_marker("redis") and not redis_available():
+        _missing("no Redis: set REDIS_URL=redis://... to a running server to run it")
+    if request.node.get_closest_marker("browser") and not chromium_path():
+        _missing("no Chromium: apt-get install chromium to run browser tests")
+
+
+@pytest.fixture(autouse=True)
+def _celery_eager(settings: pytest.FixtureRequest) -> Iterator[None]:
+    """Unit tests run tasks in-process; flows that cross the queue use a real worker instead."""
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager = False
+
+
+@pytest.fixture(autouse=True)
+def _fast_hashing_and_private_cache(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    path = chromium_path()
+    if not path:
+        _missing("no Chromium: apt-get install chromium to run browser tests")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, live_server, request):  # type: ignore[no-untyped-def]
+    """A fresh browser context per test; a screenshot of the last page is saved as an artifact."""
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1100, "height": 900})
+    context.set_default_timeout(15_000)
+    pg = context.new_page()
+    console_errors: list[str] = []
+    pg.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    pg.console_errors = console_errors
+    yield pg
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def learner(db):  # type: ignore[no-untyped-def]
+    from tests.factories import UserFactory
+
+    return UserFactory(email="learner@example.com", display_name="Lee Learner")
+
+
+@pytest.fixture
+def instructor(db):  # type: ignore[no-untyped-def]
+    from tests.factories import InstructorFactory
+
+    return InstructorFactory(email="teacher@example.com", display_name="Ida Instructor")
+
+
+def login_in_browser(page, email: str, password: str = "correct horse battery") -> None:  # type: ignore[no-untyped-def]
+    page.goto("/accounts/login/")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign In").click()
+    page.wait_for_url("**/dashboard/")
