@@ -13,7 +13,7 @@ from accounts.forms import PreferencesForm
 from accounts.http import AuthenticatedHttpRequest
 from accounts.services import user_preferences_update
 from courses.selectors import enrollments_for_dashboard
-from quizzes.selectors import due_count_for
+from quizzes.selectors.queue import due_count_for
 
 
 @require_GET

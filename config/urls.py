@@ -1,4 +1,4 @@
-"""Root URLs: one include per app."""
+"""Root URLs: one include per app (the planner and quizzes have two areas each)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -12,6 +12,8 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("courses/", include("courses.urls")),
     path("review/", include("quizzes.urls")),
+    path("reminders/", include("quizzes.reminder_urls")),
     path("planner/", include("planner.urls")),
+    path("capstone/", include("planner.capstone_urls")),
     path("admin/", admin.site.urls),
 ]
