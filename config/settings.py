@@ -11,7 +11,7 @@ from pathlib import Path
 
 import environ
 from django.utils.csp import CSP
-from kombu import Queue
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -255,7 +255,12 @@ CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_DEFAULT_QUEUE = "default"
 # Patient batch work never queues in front of impatient work: email and heavy jobs are apart.
-CELERY_TASK_QUEUES = (Queue("default"), Queue("email"), Queue("heavy"))
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name, type="direct"), routing_key=name)
+    for name in ("default", "email", "heavy")
+)
+CELERY_TASK_DEFAULT_EXCHANGE = "default"
+CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "reminders-scan": {
