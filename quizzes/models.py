@@ -124,6 +124,9 @@ class ReviewLog(models.Model):
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.REVIEW)
     reviewed_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Days the card had been scheduled for when it was reviewed (0 unless it was in Review):
+    # true retention reads the mature reviews (>= 21 days) from it without parsing JSON.
+    scheduled_days = models.PositiveIntegerField(default=0)
     # The card token the grade was made against; unique per schedule, so a replay is rejected.
     idempotency_key = models.UUIDField()
     state_before = models.JSONField()
@@ -143,6 +146,25 @@ class ReviewLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner} rated {self.item.key} {self.rating} at {self.reviewed_at:%Y-%m-%d %H:%M}"
+
+
+class ReviewUndo(models.Model):
+    """The record that a learner undid one grade: the schedule went back to the log's state_before.
+
+    The review log itself stays as written; statistics skip logs that have an undo.
+    """
+
+    log = models.OneToOneField(ReviewLog, on_delete=models.CASCADE, related_name="undo")
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_undos"
+    )
+    undone_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-undone_at"]
+
+    def __str__(self) -> str:
+        return f"{self.learner} undid review {self.log_id} at {self.undone_at:%Y-%m-%d %H:%M}"
 
 
 class ReminderDigest(models.Model):

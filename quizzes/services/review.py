@@ -1,0 +1,197 @@
+"""Grading recall schedules: the first answer that creates one, every later grade, and undo.
+
+Every grade runs under a row lock on the schedule and carries the card token the learner saw,
+so a double click, a second tab or a retried request advances the schedule exactly once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+
+from accounts.models import User
+from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
+from quizzes.services import fsrs_adapter
+
+
+class StaleCard(Exception):
+    """The card token is not the schedule's current one: the card was graded since it was shown."""
+
+
+class NothingToUndo(Exception):
+    """The learner has no grade left that can be undone."""
+
+
+def _validate_rating(rating: int) -> int:
+    if int(rating) not in ReviewLog.Rating.values:
+        raise ValueError(f"rating must be 1–4, not {rating!r}")
+    return int(rating)
+
+
+def _scheduled_days(schedule: RecallSchedule) -> int:
+    if schedule.state != RecallSchedule.State.REVIEW or schedule.last_review is None:
+        return 0
+    return max((schedule.due - schedule.last_review).days, 0)
+
+
+def _grade_locked(
+    *,
+    schedule: RecallSchedule,
+    card_token: uuid.UUID,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None,
+    source: str,
+) -> ReviewLog:
+    """Advance a schedule the caller has locked; write the log; rotate the token."""
+    course = schedule.item.lesson.module.course
+    scheduler = fsrs_adapter.scheduler_for(course)
+    card_before = fsrs_adapter.card_from_schedule(schedule)
+    card_after = fsrs_adapter.review(
+        scheduler=scheduler, card=card_before, rating=rating, now=now, duration_ms=duration_ms
+    )
+    reps_before, lapses_before = schedule.reps, schedule.lapses
+    lapsed = rating == ReviewLog.Rating.AGAIN and schedule.state == RecallSchedule.State.REVIEW
+    log = ReviewLog.objects.create(
+        schedule=schedule,
+        learner_id=schedule.learner_id,
+        item_id=schedule.item_id,
+        rating=rating,
+        source=source,
+        reviewed_at=fsrs_adapter.to_utc(now),
+        duration_ms=duration_ms,
+        scheduled_days=_scheduled_days(schedule),
+        idempotency_key=card_token,
+        state_before=fsrs_adapter.card_state_json(
+            card_before, reps=reps_before, lapses=lapses_before
+        ),
+        state_after=fsrs_adapter.card_state_json(
+            card_after, reps=reps_before + 1, lapses=lapses_before + int(lapsed)
+        ),
+    )
+    fsrs_adapter.card_to_schedule(card_after, schedule)
+    schedule.reps = reps_before + 1
+    schedule.lapses = lapses_before + int(lapsed)
+    schedule.card_token = uuid.uuid4()
+    schedule.save()
+    return log
+
+
+def _replay_or_stale(schedule: RecallSchedule, card_token: uuid.UUID) -> ReviewLog:
+    existing = ReviewLog.objects.filter(schedule=schedule, idempotency_key=card_token).first()
+    if existing is None:
+        raise StaleCard(f"card token {card_token} is not current for schedule {schedule.pk}")
+    return existing
+
+
+def _locked_schedule(*, learner: User, **lookup: object) -> RecallSchedule:
+    # Lock only the schedule row, not the joined item, lesson, module and course rows.
+    return (
+        RecallSchedule.objects.select_for_update(of=("self",))
+        .select_related("item__lesson__module__course")
+        .get(learner=learner, **lookup)
+    )
+
+
+def review_grade(
+    *,
+    learner: User,
+    schedule_id: int,
+    card_token: uuid.UUID | str,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None = None,
+    source: str = ReviewLog.Source.REVIEW,
+) -> ReviewLog:
+    """Grade the card the learner was shown; idempotent on `card_token`.
+
+    Raises RecallSchedule.DoesNotExist for another learner's schedule and StaleCard when the
+    token is neither current nor one this schedule was already graded with.
+    """
+    token = uuid.UUID(str(card_token))
+    rating = _validate_rating(rating)
+    with transaction.atomic():
+        schedule = _locked_schedule(learner=learner, pk=schedule_id)
+        if schedule.card_token != token:
+            return _replay_or_stale(schedule, token)
+        return _grade_locked(
+            schedule=schedule,
+            card_token=token,
+            rating=rating,
+            now=now,
+            duration_ms=duration_ms,
+            source=source,
+        )
+
+
+@dataclass(frozen=True)
+class FirstGrade:
+    log: ReviewLog
+    created: bool  # False when the learner already had a schedule for the item
+
+
+def schedule_start(
+    *,
+    learner: User,
+    item: QuizItem,
+    card_token: uuid.UUID | str,
+    rating: int,
+    now: datetime,
+    duration_ms: int | None = None,
+    source: str = ReviewLog.Source.LESSON,
+) -> FirstGrade:
+    """The learner's first grade of an item: create its recall schedule and review it once.
+
+    Safe to race: the (learner, item) unique constraint lets one request create the schedule;
+    a replay with the same token returns that first log. If the item was already scheduled under
+    another token, raises StaleCard.
+    """
+    token = uuid.UUID(str(card_token))
+    rating = _validate_rating(rating)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                schedule = RecallSchedule.objects.create(
+                    learner=learner, item=item, due=fsrs_adapter.to_utc(now), card_token=token
+                )
+        except IntegrityError:
+            schedule = _locked_schedule(learner=learner, item=item)
+            return FirstGrade(log=_replay_or_stale(schedule, token), created=False)
+        schedule.item = item
+        log = _grade_locked(
+            schedule=schedule,
+            card_token=token,
+            rating=rating,
+            now=now,
+            duration_ms=duration_ms,
+            source=source,
+        )
+        return FirstGrade(log=log, created=True)
+
+
+def review_undo(*, learner: User, now: datetime) -> ReviewLog:
+    """Undo the learner's latest grade not yet undone: the schedule returns to its state before.
+
+    The review log stays as it was written; a ReviewUndo row records the undo.
+    """
+    with transaction.atomic():
+        log = (
+            ReviewLog.objects.filter(learner=learner, undo__isnull=True)
+            .order_by("-reviewed_at", "-id")
+            .first()
+        )
+        if log is None:
+            raise NothingToUndo("no grade to undo")
+        schedule = _locked_schedule(learner=learner, pk=log.schedule_id)
+        before = log.state_before
+        card = fsrs_adapter.card_from_state_json(before, card_id=schedule.pk)
+        fsrs_adapter.card_to_schedule(card, schedule)
+        schedule.reps = before["reps"]
+        schedule.lapses = before["lapses"]
+        schedule.card_token = uuid.uuid4()
+        schedule.save()
+        ReviewUndo.objects.create(log=log, learner=learner, undone_at=fsrs_adapter.to_utc(now))
+        return log
