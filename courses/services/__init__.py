@@ -1,0 +1,1 @@
+"""Writes for courses: importing content, rendering lessons, enrolment and progress."""
