@@ -281,10 +281,13 @@ class _Table:
                 raise self._missing(key)
             return default
         raw = self.data[key]
-        kinds: tuple[type, ...] = (int,) if integer else (int, float)
-        if isinstance(raw, bool) or not isinstance(raw, kinds):
+        if (
+            isinstance(raw, bool)
+            or not isinstance(raw, int | float)
+            or (integer and not isinstance(raw, int))
+        ):
             raise self._wrong(key, "an integer" if integer else "a number")
-        value = float(raw) if not integer else int(raw)
+        value: float = raw
         if (low is not None and value < low) or (high is not None and value > high):
             bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
             raise self._wrong(key, f"{bounds} (got {value})")
