@@ -1,0 +1,183 @@
+"""Batch jobs (nightly embeddings and the like): rate, workers, hours and cost against a window.
+
+The arithmetic is Little's-law simple and exact:
+- work = items × (1 + retry margin): the margin reserves capacity for failed batches that are
+  retried (the source: "retryable on cheaper capacity").
+- required rate = work ÷ (window hours × 3600 s).
+- workers needed = ⌈required rate ÷ items per second per worker⌉.
+- hours = work ÷ (workers × items per second per worker) ÷ 3600; cost = hours × workers × price.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from planner.capacity.formatting import money, num, whole
+from planner.capacity.results import Assumption, EstimateWarning, FormulaLine, Severity, WarningCode
+from planner.capacity.units import SECONDS_PER_HOUR, CapacityInputError, as_float, exact
+
+DEFAULT_RETRY_MARGIN = Fraction(0)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchInputs:
+    items: int
+    window_hours: float | Decimal
+    items_per_s: float | Decimal | None = None  # measured or assumed, per worker
+    retry_margin: float | Decimal | None = None  # a fraction: 0.2 = 20 % extra work for retries
+    price_per_hour: float | Decimal | None = None  # per worker
+    workers: int | None = None  # a fixed pool; without it the estimate sizes the pool
+
+
+@dataclass(frozen=True, slots=True)
+class BatchEstimate:
+    items: int
+    window_hours: float
+    retry_margin: float
+    work_items: int
+    required_items_per_s: float
+    items_per_s_per_worker: float | None
+    workers_needed: int | None
+    workers: int | None
+    hours_needed: float | None
+    fits_window: bool | None
+    cost_usd: float | None
+    price_per_hour_usd: float | None
+    warnings: list[EstimateWarning] = field(default_factory=list)
+    assumptions: list[Assumption] = field(default_factory=list)
+    formulas: list[FormulaLine] = field(default_factory=list)
+
+    @property
+    def missing_assumptions(self) -> list[str]:
+        return [a.field for a in self.assumptions]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "estimate": "batch",
+            "items": self.items,
+            "window_hours": self.window_hours,
+            "retry_margin": self.retry_margin,
+            "work_items": self.work_items,
+            "required_items_per_s": self.required_items_per_s,
+            "items_per_s_per_worker": self.items_per_s_per_worker,
+            "workers_needed": self.workers_needed,
+            "workers": self.workers,
+            "hours_needed": self.hours_needed,
+            "fits_window": self.fits_window,
+            "cost_usd": self.cost_usd,
+            "price_per_hour_usd": self.price_per_hour_usd,
+            "warnings": [w.to_dict() for w in self.warnings],
+            "missing_assumptions": self.missing_assumptions,
+            "assumptions": [a.to_dict() for a in self.assumptions],
+            "formulas": [f.to_dict() for f in self.formulas],
+        }
+
+
+def _positive(value: float | Decimal | int, name: str) -> Fraction:
+    if isinstance(value, bool):
+        raise CapacityInputError(name, "must be a number")
+    out = exact(value)
+    if out <= 0:
+        raise CapacityInputError(name, "must be greater than zero")
+    return out
+
+
+def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
+    assumptions: list[Assumption] = []
+    warnings: list[EstimateWarning] = []
+    formulas: list[FormulaLine] = []
+    if isinstance(inputs.items, bool) or not isinstance(inputs.items, int) or inputs.items <= 0:
+        raise CapacityInputError("items", "must be a whole number greater than zero")
+    window = _positive(inputs.window_hours, "window_hours")
+    if inputs.retry_margin is None:
+        margin = DEFAULT_RETRY_MARGIN
+        assumptions.append(Assumption("retry_margin", "0 (no retries planned)"))
+    else:
+        margin = exact(inputs.retry_margin)
+        if margin < 0:
+            raise CapacityInputError("retry_margin", "must not be negative")
+    work = inputs.items * (1 + margin)
+    required = work / (window * SECONDS_PER_HOUR)
+    formulas.append(
+        FormulaLine(
+            "Required rate",
+            "items × (1 + retry margin) ÷ (window hours × 3600)",
+            f"{whole(inputs.items)} × (1 + {num(margin)}) ÷ ({num(window)} × 3600) = {num(required)} items/s",
+        )
+    )
+    per_worker = None
+    workers_needed = None
+    hours = None
+    fits = None
+    cost = None
+    price = (
+        _positive(inputs.price_per_hour, "price_per_hour")
+        if inputs.price_per_hour is not None
+        else None
+    )
+    workers = inputs.workers
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers <= 0
+    ):
+        raise CapacityInputError("workers", "must be a whole number greater than zero")
+    if inputs.items_per_s is None:
+        assumptions.append(Assumption("items_per_s", "unknown: measure one worker's throughput"))
+    else:
+        per_worker = _positive(inputs.items_per_s, "items_per_s")
+        workers_needed = math.ceil(required / per_worker)
+        formulas.append(
+            FormulaLine(
+                "Workers needed",
+                "⌈required rate ÷ items per second per worker⌉",
+                f"⌈{num(required)} ÷ {num(per_worker)}⌉ = {workers_needed}",
+            )
+        )
+        pool = workers if workers is not None else workers_needed
+        hours = work / (pool * per_worker) / SECONDS_PER_HOUR
+        fits = hours <= window
+        formulas.append(
+            FormulaLine(
+                "Hours needed",
+                "items × (1 + retry margin) ÷ (workers × items per second) ÷ 3600",
+                f"{num(work)} ÷ ({pool} × {num(per_worker)}) ÷ 3600 = {num(hours)} h",
+            )
+        )
+        if price is not None:
+            cost = hours * pool * price
+            formulas.append(
+                FormulaLine(
+                    "Cost",
+                    "hours × workers × price per hour",
+                    f"{num(hours)} × {pool} × {money(price)} = {money(cost)}",
+                )
+            )
+        if not fits:
+            warnings.append(
+                EstimateWarning(
+                    WarningCode.WINDOW_TOO_SHORT,
+                    Severity.ERROR,
+                    f"{pool} worker(s) need {num(hours, 2)} h, longer than the {num(window)} h window; "
+                    f"{workers_needed} are needed.",
+                )
+            )
+    return BatchEstimate(
+        items=inputs.items,
+        window_hours=as_float(window, 4),
+        retry_margin=as_float(margin, 4),
+        work_items=math.ceil(work),
+        required_items_per_s=as_float(required, 4),
+        items_per_s_per_worker=as_float(per_worker, 4) if per_worker is not None else None,
+        workers_needed=workers_needed,
+        workers=workers,
+        hours_needed=as_float(hours, 4) if hours is not None else None,
+        fits_window=fits,
+        cost_usd=as_float(cost, 2) if cost is not None else None,
+        price_per_hour_usd=as_float(price, 4) if price is not None else None,
+        warnings=warnings,
+        assumptions=assumptions,
+        formulas=formulas,
+    )

@@ -1,0 +1,233 @@
+"""The accelerator and model catalogues, read from the versioned TOML files in `data/`.
+
+Hourly prices are indicative on-demand list prices. A deployment overrides them without touching
+the data files: set `PLANNER_PRICES_FILE` to a TOML file with a `[prices]` table mapping accelerator
+ids to USD per hour (e.g. `h100-sxm = 2.49`). Overrides for unknown ids are an error, so a typo
+never passes silently.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from planner.capacity.units import CapacityInputError
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+PRICES_FILE_ENV = "PLANNER_PRICES_FILE"
+
+
+@dataclass(frozen=True, slots=True)
+class MigProfile:
+    name: str  # NVIDIA's profile name, e.g. "3g.40gb"
+    memory_gb: float
+    compute_slices: int  # of 7
+
+
+@dataclass(frozen=True, slots=True)
+class Accelerator:
+    id: str
+    name: str
+    kind: str  # "gpu" | "tpu" | "cpu" | "managed_api"
+    memory_gb: float | None
+    memory_bandwidth_gb_s: float | None
+    dense_bf16_tflops: float | None
+    price_per_hour_usd: float | None
+    source: str
+    notes: str = ""
+    price_per_million_input_tokens_usd: float | None = None
+    price_per_million_output_tokens_usd: float | None = None
+    mig_profiles: tuple[MigProfile, ...] = ()
+    # For a MIG slice: the parent's id and the profile; bandwidth and TFLOPS scale by slices/7.
+    mig_of: str = ""
+
+    @property
+    def is_memory_device(self) -> bool:
+        return self.memory_gb is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    id: str
+    name: str
+    params_b: float
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    max_context_tokens: int
+    release_precision: str
+    source: str
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    version: str
+    accelerators: tuple[Accelerator, ...]
+    models: tuple[ModelSpec, ...]
+
+    def accelerator(self, name: str, field: str = "gpu") -> Accelerator:
+        """An accelerator by id or MIG slice id (`a100-80gb:3g.40gb`), case-insensitive."""
+        key = name.strip().lower()
+        for acc in self.accelerators:
+            if acc.id == key:
+                return acc
+            for slice_ in mig_slices(acc):
+                if slice_.id == key:
+                    return slice_
+        known = ", ".join(a.id for a in self.accelerators)
+        raise CapacityInputError(field, f"unknown accelerator {name!r}; known: {known}")
+
+    def model(self, name: str, field: str = "model") -> ModelSpec:
+        key = name.strip().lower()
+        for spec in self.models:
+            if spec.id == key:
+                return spec
+        known = ", ".join(m.id for m in self.models)
+        raise CapacityInputError(field, f"unknown model {name!r}; known: {known}")
+
+    def memory_devices(self) -> list[Accelerator]:
+        """Accelerators and MIG slices that have memory to plan into (not the managed API)."""
+        out: list[Accelerator] = []
+        for acc in self.accelerators:
+            if acc.is_memory_device:
+                out.append(acc)
+                out.extend(mig_slices(acc))
+        return out
+
+
+def mig_slices(acc: Accelerator) -> list[Accelerator]:
+    """Each MIG profile as a device of its own (NVIDIA MIG user guide: isolated memory and SMs)."""
+    out = []
+    for profile in acc.mig_profiles:
+        share = profile.compute_slices / 7
+        out.append(
+            replace(
+                acc,
+                id=f"{acc.id}:{profile.name}",
+                name=f"{acc.name} MIG {profile.name}",
+                memory_gb=profile.memory_gb,
+                memory_bandwidth_gb_s=(
+                    round(acc.memory_bandwidth_gb_s * share, 1)
+                    if acc.memory_bandwidth_gb_s
+                    else None
+                ),
+                dense_bf16_tflops=(
+                    round(acc.dense_bf16_tflops * share, 1) if acc.dense_bf16_tflops else None
+                ),
+                price_per_hour_usd=(
+                    round(acc.price_per_hour_usd * share, 4) if acc.price_per_hour_usd else None
+                ),
+                mig_profiles=(),
+                mig_of=acc.id,
+                notes=(
+                    f"A MIG slice: {profile.compute_slices}/7 of the compute; bandwidth, TFLOPS "
+                    "and price prorated by slices (an approximation)."
+                ),
+            )
+        )
+    return out
+
+
+def _opt_float(row: dict[str, Any], key: str) -> float | None:
+    value = row.get(key)
+    return None if value is None else float(value)
+
+
+def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[Accelerator, ...]:
+    rows = []
+    for row in data["accelerator"]:
+        profiles = tuple(
+            MigProfile(
+                name=str(p["name"]),
+                memory_gb=float(p["memory_gb"]),
+                compute_slices=int(p["compute_slices"]),
+            )
+            for p in row.get("mig_profiles", [])
+        )
+        acc = Accelerator(
+            id=str(row["id"]),
+            name=str(row["name"]),
+            kind=str(row["kind"]),
+            memory_gb=_opt_float(row, "memory_gb"),
+            memory_bandwidth_gb_s=_opt_float(row, "memory_bandwidth_gb_s"),
+            dense_bf16_tflops=_opt_float(row, "dense_bf16_tflops"),
+            price_per_hour_usd=_opt_float(row, "price_per_hour_usd"),
+            price_per_million_input_tokens_usd=_opt_float(
+                row, "price_per_million_input_tokens_usd"
+            ),
+            price_per_million_output_tokens_usd=_opt_float(
+                row, "price_per_million_output_tokens_usd"
+            ),
+            source=str(row["source"]),
+            notes=str(row.get("notes", "")),
+            mig_profiles=profiles,
+        )
+        if acc.id in prices:
+            acc = replace(acc, price_per_hour_usd=prices[acc.id])
+        rows.append(acc)
+    unknown = set(prices) - {a.id for a in rows}
+    if unknown:
+        raise ValueError(f"{PRICES_FILE_ENV}: unknown accelerator ids {sorted(unknown)}")
+    return tuple(rows)
+
+
+def _load_models(data: dict[str, Any]) -> tuple[ModelSpec, ...]:
+    return tuple(
+        ModelSpec(
+            id=str(row["id"]),
+            name=str(row["name"]),
+            params_b=float(row["params_b"]),
+            layers=int(row["layers"]),
+            hidden_size=int(row["hidden_size"]),
+            attention_heads=int(row["attention_heads"]),
+            kv_heads=int(row["kv_heads"]),
+            head_dim=int(row["head_dim"]),
+            intermediate_size=int(row["intermediate_size"]),
+            max_context_tokens=int(row["max_context_tokens"]),
+            release_precision=str(row["release_precision"]),
+            source=str(row["source"]),
+            notes=str(row.get("notes", "")),
+        )
+        for row in data["model"]
+    )
+
+
+def read_price_overrides(path: str | os.PathLike[str] | None) -> dict[str, float]:
+    if not path:
+        return {}
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    return {str(k).lower(): float(v) for k, v in data.get("prices", {}).items()}
+
+
+def load_catalogue(
+    data_dir: Path = DATA_DIR, prices_file: str | os.PathLike[str] | None = None
+) -> Catalogue:
+    with open(data_dir / "accelerators.toml", "rb") as fh:
+        acc_data = tomllib.load(fh)
+    with open(data_dir / "models.toml", "rb") as fh:
+        model_data = tomllib.load(fh)
+    prices = read_price_overrides(prices_file)
+    return Catalogue(
+        version=f"accelerators {acc_data['version']}, models {model_data['version']}",
+        accelerators=_load_accelerators(acc_data, prices),
+        models=_load_models(model_data),
+    )
+
+
+@cache
+def _default_catalogue(prices_file: str | None) -> Catalogue:
+    return load_catalogue(prices_file=prices_file)
+
+
+def default_catalogue() -> Catalogue:
+    """The shipped catalogue with the deployment's price overrides (PLANNER_PRICES_FILE)."""
+    return _default_catalogue(os.environ.get(PRICES_FILE_ENV) or None)

@@ -1,0 +1,68 @@
+"""Batch jobs: the source's nightly embedding of 50,000 chunks in two hours."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from planner.capacity import BatchInputs, CapacityInputError, WarningCode, estimate_batch
+
+
+def test_nightly_embeddings_with_retry_margin() -> None:
+    """50,000 × 1.2 ÷ 7,200 s = 8.333 items/s; at 5/s per worker, 2 workers, 1.667 h, $2.67 at $0.80/h."""
+    est = estimate_batch(
+        BatchInputs(
+            items=50_000, window_hours=2, items_per_s=5, retry_margin=0.2, price_per_hour=0.8
+        )
+    )
+    assert est.work_items == 60_000
+    assert est.required_items_per_s == pytest.approx(8.3333, abs=1e-4)
+    assert est.workers_needed == 2
+    assert est.hours_needed == pytest.approx(60_000 / 10 / 3600, abs=1e-4)
+    assert est.fits_window is True
+    assert est.cost_usd == 2.67
+    d = est.to_dict()
+    assert {"required_items_per_s", "workers_needed", "hours_needed", "fits_window"} <= set(d)
+
+
+def test_exact_division_needs_no_extra_worker() -> None:
+    """7,200 items in 1 h at 1 item/s per worker is exactly 2 workers, not 3 (no float ceil drift)."""
+    est = estimate_batch(BatchInputs(items=7200, window_hours=1, items_per_s=1, retry_margin=0))
+    assert est.workers_needed == 2
+    # 630 × 1.2 items in 0.1 h = 2.1 items/s; ÷ 0.7 per worker = 3 exactly (floats say 4).
+    assert math.ceil(630 * (1 + 0.2) / (0.1 * 3600) / 0.7) == 4
+    est = estimate_batch(
+        BatchInputs(items=630, window_hours=0.1, items_per_s=0.7, retry_margin=0.2)
+    )
+    assert est.workers_needed == 3
+
+
+def test_fixed_pool_too_small_misses_the_window() -> None:
+    est = estimate_batch(
+        BatchInputs(items=50_000, window_hours=2, items_per_s=5, retry_margin=0.2, workers=1)
+    )
+    assert est.fits_window is False
+    assert [w.code for w in est.warnings] == [WarningCode.WINDOW_TOO_SHORT]
+    assert est.hours_needed == pytest.approx(60_000 / 5 / 3600, abs=1e-4)
+
+
+def test_missing_throughput_and_margin_are_listed() -> None:
+    est = estimate_batch(BatchInputs(items=50_000, window_hours=2))
+    assert set(est.missing_assumptions) == {"items_per_s", "retry_margin"}
+    assert est.workers_needed is None and est.fits_window is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"items": 0, "window_hours": 2}, "items"),
+        ({"items": 10, "window_hours": 0}, "window_hours"),
+        ({"items": 10, "window_hours": 1, "items_per_s": -1}, "items_per_s"),
+        ({"items": 10, "window_hours": 1, "retry_margin": -0.1}, "retry_margin"),
+    ],
+)
+def test_bad_batch_inputs(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(CapacityInputError) as err:
+        estimate_batch(BatchInputs(**kwargs))  # type: ignore[arg-type]
+    assert err.value.field == field

@@ -1,0 +1,305 @@
+"""The serving estimate against the source's baseline and hand-worked values from model configs."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from planner.capacity import (
+    CapacityInputError,
+    ServingInputs,
+    WarningCode,
+    default_catalogue,
+    estimate_serving,
+    kv_bytes_per_token,
+)
+
+CAT = default_catalogue()
+
+
+def baseline(**overrides: object) -> ServingInputs:
+    values: dict[str, object] = {
+        "gpu_memory_gb": 24,
+        "model_gb": 14,
+        "overhead_gb": 3,
+        "kv_per_user_gb": 0.6,
+    }
+    values.update(overrides)
+    return ServingInputs(**values)  # type: ignore[arg-type]
+
+
+def test_source_baseline_is_exact() -> None:
+    """24 GB - 14 GB - 3 GB leaves 7.0 GB; 7.0 GB // 0.6 GB is 11 whole users, exactly."""
+    est = estimate_serving(baseline(users=11))
+    assert est.available_for_cache_gb == 7.0
+    assert est.available_for_cache_bytes == 7_000_000_000
+    assert est.max_active_users == 11
+    assert est.fits is True
+    assert est.warnings == []
+    assert est.to_dict()["max_active_users"] == 11
+
+
+def test_baseline_with_floats_decimals_and_strings_of_digits_agree() -> None:
+    """Decimal and float inputs give the same byte-exact answer (no 0.6 float drift)."""
+    a = estimate_serving(baseline())
+    b = estimate_serving(
+        ServingInputs(
+            gpu_memory_gb=Decimal("24"),
+            model_gb=Decimal("14"),
+            overhead_gb=Decimal("3"),
+            kv_per_user_gb=Decimal("0.6"),
+        )
+    )
+    assert a.to_dict() == b.to_dict()
+
+
+def test_float_trap_inputs_round_down_exactly() -> None:
+    """0.7 GB // 0.1 GB is 7 users; naive floats say 6 (0.7 // 0.1 == 6.0)."""
+    est = estimate_serving(
+        ServingInputs(gpu_memory_gb=1.7, model_gb=1, overhead_gb=0, kv_per_user_gb=0.1)
+    )
+    assert 0.7 // 0.1 == 6.0  # the trap the engine avoids
+    assert est.max_active_users == 7
+
+
+def test_baseline_with_twenty_users_does_not_fit() -> None:
+    """The source's chat card wants 20 users; 11 fit, so the target is named as not fitting."""
+    est = estimate_serving(baseline(users=20))
+    assert est.fits is False
+    assert [w.code for w in est.warnings] == [WarningCode.TARGET_USERS_DO_NOT_FIT]
+    assert est.headroom_users == -9
+    assert est.headroom_bytes == 24_000_000_000 - 14_000_000_000 - 3_000_000_000 - 20 * 600_000_000
+
+
+def test_llama_3_1_8b_kv_bytes_per_token_from_config() -> None:
+    """2 × 32 layers × 8 KV heads × 128 head dim × 2 bytes = 131,072 bytes per token."""
+    spec = CAT.model("llama-3.1-8b")
+    per_token = kv_bytes_per_token(
+        layers=spec.layers, kv_heads=spec.kv_heads, head_dim=spec.head_dim, precision="bf16"
+    )
+    assert per_token == 131_072
+    est = estimate_serving(
+        ServingInputs(gpu_memory_gb=80, model=spec, overhead_gb=0, context_tokens=8192, users=1)
+    )
+    assert est.kv_bytes_per_token == 131_072
+    assert est.kv_cache_per_user_bytes == 131_072 * 8192
+
+
+def test_qwen2_5_7b_kv_bytes_per_token_from_config() -> None:
+    """2 × 28 layers × 4 KV heads × 128 head dim × 2 bytes = 57,344 bytes per token."""
+    est = estimate_serving(
+        ServingInputs(
+            gpu_memory_gb=80,
+            model=CAT.model("qwen2.5-7b"),
+            weight_precision="bf16",
+            kv_precision="bf16",
+            overhead_gb=2,
+            context_tokens=4096,
+            users=1,
+        )
+    )
+    assert est.kv_bytes_per_token == 57_344
+
+
+def test_gqa_is_not_ignored() -> None:
+    """Counting all 32 attention heads (no GQA) would give 4x Llama-3.1-8B's real KV cache."""
+    spec = CAT.model("llama-3.1-8b")
+    assert spec.attention_heads == 4 * spec.kv_heads
+    mha = kv_bytes_per_token(layers=32, kv_heads=32, head_dim=128, precision="bf16")
+    assert mha == 4 * 131_072
+
+
+def test_explicit_architecture_and_fp8_kv() -> None:
+    """fp8 KV halves the bytes per token; users double (or more) on the same memory."""
+    common = {"gpu_memory_gb": 48, "model_gb": 16, "overhead_gb": 2, "context_tokens": 8192}
+    bf16 = estimate_serving(
+        ServingInputs(layers=32, kv_heads=8, head_dim=128, kv_precision="bf16", **common)  # type: ignore[arg-type]
+    )
+    fp8 = estimate_serving(
+        ServingInputs(layers=32, kv_heads=8, head_dim=128, kv_precision="fp8", **common)  # type: ignore[arg-type]
+    )
+    assert fp8.kv_bytes_per_token == 65_536
+    # 30 GB / 1.073741824 GB = 27.9 -> 27; 30 GB / 0.536870912 GB = 55.9 -> 55
+    assert (bf16.max_active_users, fp8.max_active_users) == (27, 55)
+
+
+def test_weights_from_params_and_precision() -> None:
+    """8.03 B params at int4 is 4.015 GB; at bf16 16.06 GB; bytes are exact."""
+    est = estimate_serving(
+        ServingInputs(
+            gpu_memory_gb=24,
+            params_b=8.03,
+            weight_precision="int4",
+            overhead_gb=1,
+            kv_per_user_gb=1,
+        )
+    )
+    assert est.weights_bytes == 4_015_000_000
+    est = estimate_serving(
+        ServingInputs(
+            gpu_memory_gb=24,
+            params_b=8.03,
+            weight_precision="bf16",
+            overhead_gb=1,
+            kv_per_user_gb=1,
+        )
+    )
+    assert est.weights_bytes == 16_060_000_000
+
+
+def test_weights_do_not_fit_names_a_precision_that_would() -> None:
+    """Llama-3.1-70B at bf16 (141.2 GB) does not fit 80 GB; at fp8 (70.6 GB) it would, with one user."""
+    est = estimate_serving(
+        ServingInputs(
+            accelerator=CAT.accelerator("a100-80gb"),
+            model=CAT.model("llama-3.1-70b"),
+            weight_precision="bf16",
+            overhead_gb=3,
+            context_tokens=4096,
+            users=1,
+        )
+    )
+    assert est.fits is False
+    assert est.max_active_users == 0
+    assert est.available_for_cache_bytes == 0
+    assert [w.code for w in est.warnings] == [WarningCode.WEIGHTS_DO_NOT_FIT]
+    assert est.precision_that_fits == "fp8"
+    assert "fp8" in est.warnings[0].message
+
+
+def test_no_room_for_serving_is_an_error_not_zero_users() -> None:
+    """Weights and overhead fit but not one user's KV cache: the source's assertion fails."""
+    est = estimate_serving(baseline(kv_per_user_gb=7.5, params_b=7, weight_precision="bf16"))
+    assert est.max_active_users == 0
+    assert est.fits is False
+    codes = [w.code for w in est.warnings]
+    assert codes == [WarningCode.NO_ROOM_FOR_SERVING]
+    assert est.warnings[0].severity == "error"
+    assert est.precision_that_fits == "fp8"
+
+
+def test_memory_bound_when_bandwidth_bound_is_below_target() -> None:
+    """L4 (300 GB/s) reading 16.06 GB of weights + 1.07 GB KV per token: ≤ 17.5 tokens/s."""
+    est = estimate_serving(
+        ServingInputs(
+            accelerator=CAT.accelerator("l4"),
+            model=CAT.model("llama-3.1-8b"),
+            weight_precision="bf16",
+            overhead_gb=2,
+            context_tokens=8192,
+            users=1,
+            min_decode_tokens_per_s=20,
+        )
+    )
+    expected = 300e9 / (16_060_000_000 + 131_072 * 8192)
+    assert est.decode_tokens_per_s_upper_bound == pytest.approx(expected, abs=0.01)
+    assert WarningCode.MEMORY_BOUND in [w.code for w in est.warnings]
+    faster = estimate_serving(
+        ServingInputs(
+            accelerator=CAT.accelerator("h100-sxm"),
+            model=CAT.model("llama-3.1-8b"),
+            weight_precision="bf16",
+            overhead_gb=2,
+            context_tokens=8192,
+            users=1,
+            min_decode_tokens_per_s=20,
+        )
+    )
+    assert WarningCode.MEMORY_BOUND not in [w.code for w in faster.warnings]
+
+
+def test_largest_context_for_target_users() -> None:
+    """⌊available ÷ (users × KV bytes per token)⌋, and that context really fits."""
+    est = estimate_serving(
+        ServingInputs(
+            gpu_memory_gb=24,
+            model_gb=14,
+            overhead_gb=3,
+            layers=32,
+            kv_heads=8,
+            head_dim=128,
+            kv_precision="bf16",
+            context_tokens=8192,
+            users=20,
+        )
+    )
+    assert est.max_context_tokens_for_users == 7_000_000_000 // (20 * 131_072)
+    again = estimate_serving(
+        ServingInputs(
+            gpu_memory_gb=24,
+            model_gb=14,
+            overhead_gb=3,
+            layers=32,
+            kv_heads=8,
+            head_dim=128,
+            kv_precision="bf16",
+            context_tokens=est.max_context_tokens_for_users,
+            users=20,
+        )
+    )
+    assert again.fits is True
+
+
+def test_missing_assumptions_are_listed_not_silent() -> None:
+    """Precision, context, overhead and users left out are named with what was assumed."""
+    est = estimate_serving(ServingInputs(gpu_memory_gb=80, model=CAT.model("mistral-7b")))
+    assert set(est.missing_assumptions) == {
+        "weight_precision",
+        "kv_precision",
+        "context_tokens",
+        "overhead_gb",
+        "users",
+    }
+    assert {a["field"] for a in est.to_dict()["assumptions"]} == set(est.missing_assumptions)
+
+
+def test_context_longer_than_the_model_is_warned() -> None:
+    est = estimate_serving(
+        ServingInputs(
+            gpu_memory_gb=80,
+            model=CAT.model("phi-3-mini"),
+            overhead_gb=1,
+            context_tokens=8192,
+            users=1,
+        )
+    )
+    assert WarningCode.CONTEXT_EXCEEDS_MODEL in [w.code for w in est.warnings]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"gpu_memory_gb": -1}, "gpu_memory_gb"),
+        ({"gpu_memory_gb": 0}, "gpu_memory_gb"),
+        ({"kv_per_user_gb": 0}, "kv_per_user_gb"),
+        ({"model_gb": -3}, "model_gb"),
+        ({"overhead_gb": -1}, "overhead_gb"),
+        ({"users": -2}, "users"),
+        ({"weight_precision": "int3"}, "weight_precision"),
+    ],
+)
+def test_bad_inputs_name_their_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(CapacityInputError) as err:
+        estimate_serving(baseline(**kwargs))
+    assert err.value.field == field
+
+
+def test_nothing_to_size_without_memory_or_kv() -> None:
+    with pytest.raises(CapacityInputError) as err:
+        estimate_serving(ServingInputs(model_gb=14, kv_per_user_gb=1))
+    assert err.value.field == "gpu_memory_gb"
+    with pytest.raises(CapacityInputError) as err:
+        estimate_serving(ServingInputs(gpu_memory_gb=24, model_gb=14))
+    assert err.value.field == "kv_per_user_gb"
+
+
+def test_mig_slice_is_a_device_of_its_own() -> None:
+    """An A100 80GB 3g.40gb slice has 40 GB and 3/7 of the bandwidth."""
+    acc = CAT.accelerator("a100-80gb:3g.40gb")
+    assert acc.memory_gb == 40
+    assert acc.memory_bandwidth_gb_s == pytest.approx(2039 * 3 / 7, abs=0.1)
+    est = estimate_serving(
+        ServingInputs(accelerator=acc, model_gb=14, overhead_gb=3, kv_per_user_gb=0.6)
+    )
+    assert est.max_active_users == 38  # 23 GB / 0.6 GB

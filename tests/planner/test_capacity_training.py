@@ -1,0 +1,147 @@
+"""Training memory (full Adam, LoRA, QLoRA), activations, speed and cost, by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.capacity import (
+    CapacityInputError,
+    TrainingInputs,
+    WarningCode,
+    default_catalogue,
+    estimate_training,
+    lora_adapter_params,
+)
+
+CAT = default_catalogue()
+LLAMA8 = CAT.model("llama-3.1-8b")
+
+
+def test_full_adam_is_sixteen_bytes_per_parameter() -> None:
+    """7 B params: 14 GB weights, 14 GB gradients, 84 GB optimizer = 112 GB (not the 56 GB of half-counting calculators)."""
+    est = estimate_training(TrainingInputs(params_b=7, method="full"))
+    assert est.weights_bytes == 14_000_000_000
+    assert est.gradients_bytes == 14_000_000_000
+    assert est.optimizer_state_bytes == 84_000_000_000
+    assert est.total_bytes == 112_000_000_000
+    assert est.activations_gb is None
+    assert WarningCode.ACTIVATIONS_NOT_COUNTED in [w.code for w in est.warnings]
+    assert {"batch_size", "seq_len", "checkpointing"} <= set(est.missing_assumptions)
+
+
+def test_lora_adapter_count_for_llama_3_1_8b_rank_16() -> None:
+    """q (4096+4096) + k, v (4096+1024) each + o (4096+4096), × 16 × 32 layers = 13,631,488."""
+    n = lora_adapter_params(
+        rank=16,
+        layers=32,
+        hidden_size=4096,
+        q_out=4096,
+        kv_out=1024,
+        intermediate_size=14336,
+        targets="attention",
+    )
+    assert n == 13_631_488
+    est = estimate_training(TrainingInputs(model=LLAMA8, method="lora", lora_rank=16))
+    assert est.trainable_params == 13_631_488
+    assert est.weights_bytes == 16_060_000_000 + 2 * 13_631_488
+    assert est.gradients_bytes == 2 * 13_631_488
+    assert est.optimizer_state_bytes == 12 * 13_631_488
+
+
+def test_lora_all_linear_adds_mlp_adapters() -> None:
+    est = estimate_training(
+        TrainingInputs(model=LLAMA8, method="lora", lora_rank=16, lora_targets="all_linear")
+    )
+    mlp = 16 * 32 * (2 * (4096 + 14336) + (14336 + 4096))
+    assert est.trainable_params == 13_631_488 + mlp
+
+
+def test_qlora_base_is_four_bits_plus_double_quantised_constants() -> None:
+    """8.03 B × 0.5 bytes + 8.03 B × 0.126953125/8 bytes of constants."""
+    est = estimate_training(TrainingInputs(model=LLAMA8, method="qlora", lora_rank=16))
+    constants = 8_030_000_000 * 0.126953125 / 8
+    assert est.quantisation_constants_bytes == pytest.approx(constants, abs=1)
+    assert est.weights_bytes == pytest.approx(4_015_000_000 + constants + 2 * 13_631_488, abs=1)
+
+
+def test_activations_with_and_without_checkpointing() -> None:
+    """34·s·b·h·L without; 2·s·b·h·L + 34·s·b·h with checkpointing (Korthikanti et al.)."""
+    s, b, h, L = 2048, 4, 4096, 32
+    off = estimate_training(
+        TrainingInputs(
+            model=LLAMA8, method="lora", lora_rank=16, batch_size=b, seq_len=s, checkpointing=False
+        )
+    )
+    on = estimate_training(
+        TrainingInputs(
+            model=LLAMA8, method="lora", lora_rank=16, batch_size=b, seq_len=s, checkpointing=True
+        )
+    )
+    assert off.activations_bytes == 34 * s * b * h * L
+    assert on.activations_bytes == 2 * s * b * h * L + 34 * s * b * h
+    assert on.total_bytes < off.total_bytes
+    assert "checkpointing" not in on.missing_assumptions
+
+
+def test_steps_per_second_and_cost_from_measured_throughput() -> None:
+    """8,192 tokens/s over 4 × 2048-token steps = 1 step/s; 3,600 steps = 1 h; at $2/h, $2."""
+    est = estimate_training(
+        TrainingInputs(
+            params_b=7,
+            method="full",
+            batch_size=4,
+            seq_len=2048,
+            tokens_per_s=8192,
+            steps=3600,
+            price_per_hour=2,
+        )
+    )
+    assert est.steps_per_s == 1.0
+    assert est.hours_per_run == 1.0
+    assert est.cost_per_run_usd == 2.0
+
+
+def test_throughput_from_tflops_and_mfu() -> None:
+    """Full training: 6N FLOPs per token; 312 TFLOPS × 0.5 ÷ (6 × 8.03e9) tokens/s."""
+    est = estimate_training(
+        TrainingInputs(
+            model=LLAMA8,
+            method="full",
+            batch_size=1,
+            seq_len=1024,
+            accelerator=CAT.accelerator("a100-80gb"),
+            mfu=0.5,
+        )
+    )
+    assert est.tokens_per_s == pytest.approx(312e12 * 0.5 / (6 * 8.03e9), abs=0.1)
+    assert "mfu" not in est.missing_assumptions
+
+
+def test_training_does_not_fit_suggests_lighter_methods() -> None:
+    """Full fine-tuning of 8 B on 80 GB fails (128.5 GB before activations) and names LoRA/QLoRA."""
+    est = estimate_training(
+        TrainingInputs(model=LLAMA8, method="full", accelerator=CAT.accelerator("a100-80gb"))
+    )
+    assert est.fits is False
+    warning = next(w for w in est.warnings if w.code == WarningCode.TRAINING_DOES_NOT_FIT)
+    assert "lora needs" in warning.message and "qlora needs" in warning.message
+    lora = estimate_training(
+        TrainingInputs(model=LLAMA8, method="lora", accelerator=CAT.accelerator("a100-80gb"))
+    )
+    assert lora.fits is True
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"params_b": -7}, "params_b"),
+        ({"params_b": 7, "method": "dpo"}, "method"),
+        ({"params_b": 7, "batch_size": 0}, "batch_size"),
+        ({"params_b": 7, "method": "lora"}, "model"),
+        ({"model": LLAMA8, "method": "lora", "lora_rank": -4}, "lora_rank"),
+    ],
+)
+def test_bad_training_inputs_name_their_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(CapacityInputError) as err:
+        estimate_training(TrainingInputs(**kwargs))  # type: ignore[arg-type]
+    assert err.value.field == field
