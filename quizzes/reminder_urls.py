@@ -1,5 +1,15 @@
-from django.urls import path  # noqa: F401
+"""Reminder pages under /reminders/: the email's signed links and the staff status page."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from quizzes.views import reminders as views
 
 app_name = "reminders"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.status, name="status"),
+    path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
+    path("prompt/<str:token>/", views.prompt, name="prompt"),
+]

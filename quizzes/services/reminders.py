@@ -1,0 +1,398 @@
+"""Writes for recall reminders: the digest outbox (scan, claim, send, fail, requeue), the signed
+links the email carries, and unsubscribing.
+
+Exactly one digest per learner per local date comes from the outbox's unique key and the row
+lock, not from the broker delivering once: a second scan inserts nothing, and a second delivery
+of a send finds the row already claimed or sent.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core import signing
+from django.core.mail import EmailMultiAlternatives, make_msgid
+from django.db import transaction
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+
+from accounts.models import User
+from quizzes.models import RecallSchedule, ReminderDigest
+from quizzes.selectors.reminders import (
+    DigestContent,
+    digest_candidates,
+    digest_content_for,
+    digest_due_summary,
+    digests_failed_retryable,
+    digests_stale,
+)
+
+Status = ReminderDigest.Status
+
+# A queued send nobody took within this long was lost (a process died between commit and enqueue).
+PENDING_STALE_AFTER = timedelta(minutes=10)
+# Longer than the task's hard time limit (300 s): a row still `sending` after this was left by a
+# worker that died mid-send.
+SENDING_STALE_AFTER = timedelta(minutes=10)
+# The scan retries a failed row again only after this pause, and gives up after this many tries
+# (each round is the task's own retries with backoff).
+FAILED_RETRY_AFTER = timedelta(minutes=30)
+MAX_ATTEMPTS = 18
+
+UNSUBSCRIBE_SALT = "quizzes.reminders.unsubscribe"
+UNSUBSCRIBE_MAX_AGE = timedelta(days=90)
+PROMPT_SALT = "quizzes.reminders.prompt"
+PROMPT_MAX_AGE = timedelta(days=3)
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    created: int
+    requeued: int
+    enqueued_ids: list[int]
+
+
+@dataclass(frozen=True)
+class RequeueResult:
+    pending: int
+    interrupted: int
+    failed: int
+    digest_ids: list[int]
+
+    @property
+    def total(self) -> int:
+        return len(self.digest_ids)
+
+
+@dataclass(frozen=True)
+class PromptLink:
+    digest_id: int
+    schedule_id: int
+
+
+class LinkInvalid(Exception):
+    """A signed link that was tampered with, has expired, or points at nothing."""
+
+
+def _history(digest: ReminderDigest, *, status: str, now: datetime, note: str = "") -> None:
+    digest.history = [
+        *digest.history,
+        {"at": now.isoformat(), "status": status, "attempt": digest.attempts, "note": note},
+    ]
+
+
+def _new_history(*, now: datetime, note: str) -> list[dict[str, Any]]:
+    return [{"at": now.isoformat(), "status": Status.PENDING, "attempt": 0, "note": note}]
+
+
+# --- Scan -------------------------------------------------------------------------------------
+
+
+def digests_scan(*, now: datetime) -> ScanResult:
+    """Insert one pending digest per learner owed one at `now`, and enqueue their sends (and any
+    lost or failed sends worth another try) once the transaction commits."""
+    candidates = digest_candidates(now=now)
+    created_ids: list[int] = []
+    with transaction.atomic():
+        if candidates:
+            summary = digest_due_summary(learner_ids=[c.learner_id for c in candidates], now=now)
+            rows = []
+            by_date: dict[Any, list[int]] = defaultdict(list)
+            for c in candidates:
+                due_count, first_item_id = summary.get(c.learner_id, (0, None))
+                if not due_count:
+                    continue  # Reviewed in the moment between the two reads.
+                rows.append(
+                    ReminderDigest(
+                        learner_id=c.learner_id,
+                        local_date=c.local_date,
+                        due_count=due_count,
+                        first_item_id=first_item_id,
+                        history=_new_history(now=now, note="scan"),
+                    )
+                )
+                by_date[c.local_date].append(c.learner_id)
+            # A concurrent scan (a second beat) may insert the same rows: the unique
+            # (learner, local_date) constraint turns ours into no-ops.
+            ReminderDigest.objects.bulk_create(rows, ignore_conflicts=True, batch_size=2000)
+            for local_date, learner_ids in by_date.items():
+                created_ids.extend(
+                    ReminderDigest.objects.filter(
+                        local_date=local_date,
+                        learner_id__in=learner_ids,
+                        status=Status.PENDING,
+                        attempts=0,
+                    ).values_list("id", flat=True)
+                )
+        requeue = _digests_requeue(now=now, failed_before=now - FAILED_RETRY_AFTER)
+        enqueue = sorted(set(created_ids) | set(requeue.digest_ids))
+        if enqueue:
+            transaction.on_commit(partial(digests_enqueue, digest_ids=enqueue))
+    return ScanResult(created=len(created_ids), requeued=requeue.total, enqueued_ids=enqueue)
+
+
+def digests_enqueue(*, digest_ids: list[int]) -> None:
+    """Put one send per digest on the `email` queue through one broker connection."""
+    from quizzes.tasks import send_digest
+
+    with send_digest.app.producer_or_acquire() as producer:
+        for digest_id in digest_ids:
+            send_digest.apply_async((digest_id,), producer=producer)
+
+
+def digests_retry(*, now: datetime) -> RequeueResult:
+    """Re-enqueue every failed digest of the last day (whatever its age) and every lost send:
+    the operator's `reminders retry` once the mail server is back."""
+    with transaction.atomic():
+        result = _digests_requeue(now=now, failed_before=now, max_attempts=10_000)
+        if result.digest_ids:
+            transaction.on_commit(partial(digests_enqueue, digest_ids=result.digest_ids))
+    return result
+
+
+def _digests_requeue(
+    *, now: datetime, failed_before: datetime, max_attempts: int = MAX_ATTEMPTS
+) -> RequeueResult:
+    pending = interrupted = failed = 0
+    ids: list[int] = []
+    stale = digests_stale(
+        now=now,
+        pending_before=now - PENDING_STALE_AFTER,
+        sending_before=now - SENDING_STALE_AFTER,
+    )
+    for digest in stale.select_for_update(skip_locked=True):
+        if digest.status == Status.SENDING:
+            # The worker died between claiming and finishing: the mail server may already
+            # have the message, so this resend (same Message-ID) can be the one duplicate.
+            digest.status = Status.PENDING
+            _history(digest, status=Status.PENDING, now=now, note="interrupted mid-send; resend")
+            interrupted += 1
+        else:
+            _history(digest, status=Status.PENDING, now=now, note="no worker took it; re-enqueued")
+            pending += 1
+        digest.save(update_fields=["status", "history", "updated_at"])
+        ids.append(digest.pk)
+    retryable = digests_failed_retryable(
+        now=now, failed_before=failed_before, max_attempts=max_attempts
+    )
+    for digest in retryable.select_for_update(skip_locked=True):
+        _history(digest, status=Status.FAILED, now=now, note="re-enqueued after failure")
+        digest.save(update_fields=["history", "updated_at"])
+        ids.append(digest.pk)
+        failed += 1
+    return RequeueResult(pending=pending, interrupted=interrupted, failed=failed, digest_ids=ids)
+
+
+# --- Send -------------------------------------------------------------------------------------
+
+
+def _message_domain() -> str:
+    return urlsplit(settings.SITE_URL).hostname or "localhost"
+
+
+def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
+    """Lock the row and move it to `sending`; None when it is sent, skipped, already being sent,
+    or locked by another worker right now (skip_locked: the other worker owns it)."""
+    with transaction.atomic():
+        digest = (
+            ReminderDigest.objects.select_for_update(skip_locked=True)
+            .filter(pk=digest_id, status__in=[Status.PENDING, Status.FAILED])
+            .first()
+        )
+        if digest is None:
+            return None
+        digest.status = Status.SENDING
+        digest.attempts += 1
+        if not digest.message_id:
+            # Generated once and kept: a resend carries the same Message-ID, so a mail client
+            # can fold a duplicate.
+            digest.message_id = make_msgid(idstring=f"digest{digest.pk}", domain=_message_domain())
+        _history(digest, status=Status.SENDING, now=now)
+        digest.save(update_fields=["status", "attempts", "message_id", "history", "updated_at"])
+    return digest
+
+
+def digest_send(*, digest_id: int, now: datetime) -> ReminderDigest | None:
+    """Claim, render, send and mark sent. A send error marks the row failed with the reason and
+    propagates (the task decides whether to retry)."""
+    digest = digest_claim(digest_id=digest_id, now=now)
+    if digest is None:
+        return None
+    learner = User.objects.get(pk=digest.learner_id)
+    try:
+        content = digest_content_for(learner=learner, now=now)
+        if not learner.reminders_enabled or content.first_schedule is None:
+            reason = "reminders switched off" if not learner.reminders_enabled else "nothing due"
+            return _digest_finish(digest=digest, status=Status.SKIPPED, now=now, note=reason)
+        message = digest_message_build(digest=digest, learner=learner, content=content, now=now)
+        message.send()
+    except Exception as exc:
+        digest_mark_failed(digest_id=digest.pk, reason=_reason(exc), now=now)
+        raise
+    digest.due_count = content.due_count
+    digest.first_item_id = content.first_schedule.item_id
+    digest.sent_at = timezone.now()
+    return _digest_finish(
+        digest=digest, status=Status.SENT, now=now, note=f"{content.due_count} due"
+    )
+
+
+def _digest_finish(
+    *, digest: ReminderDigest, status: str, now: datetime, note: str
+) -> ReminderDigest:
+    digest.status = status
+    digest.last_error = "" if status == Status.SENT else digest.last_error
+    _history(digest, status=status, now=now, note=note)
+    digest.save(
+        update_fields=[
+            "status",
+            "due_count",
+            "first_item",
+            "sent_at",
+            "last_error",
+            "history",
+            "updated_at",
+        ]
+    )
+    return digest
+
+
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:2000]
+
+
+def digest_mark_failed(*, digest_id: int, reason: str, now: datetime, final: bool = False) -> None:
+    """Record a failed attempt (or, `final`, that the task has given up) with its reason."""
+    with transaction.atomic():
+        digest = ReminderDigest.objects.select_for_update().filter(pk=digest_id).first()
+        if digest is None or digest.status == Status.SENT:
+            return
+        digest.status = Status.FAILED
+        digest.last_error = reason
+        note = f"gave up after {digest.attempts} attempts: {reason}" if final else reason
+        _history(digest, status=Status.FAILED, now=now, note=note)
+        digest.save(update_fields=["status", "last_error", "history", "updated_at"])
+
+
+def _absolute(path: str) -> str:
+    return f"{settings.SITE_URL}{path}"
+
+
+def review_session_url() -> str:
+    try:
+        return _absolute(reverse("quizzes:session"))
+    except NoReverseMatch:
+        return _absolute("/review/")
+
+
+def digest_message_build(
+    *, digest: ReminderDigest, learner: User, content: DigestContent, now: datetime
+) -> EmailMultiAlternatives:
+    """The digest email: plain text and HTML, the first due prompt as a recall question, the
+    review link, the signed prompt link, and RFC 8058 one-click unsubscribe headers."""
+    schedule = content.first_schedule
+    assert schedule is not None
+    unsubscribe_url = _absolute(
+        reverse("reminders:unsubscribe", args=[unsubscribe_token_make(learner=learner)])
+    )
+    context = {
+        "learner": learner,
+        "name": learner.name,
+        "due_count": content.due_count,
+        "item": schedule.item,
+        "prompt_url": _absolute(
+            reverse(
+                "reminders:prompt",
+                args=[prompt_token_make(digest_id=digest.pk, schedule_id=schedule.pk)],
+            )
+        ),
+        "prompt_days": PROMPT_MAX_AGE.days,
+        "review_url": review_session_url(),
+        "preferences_url": _absolute(reverse("preferences")),
+        "unsubscribe_url": unsubscribe_url,
+        "local_date": digest.local_date,
+    }
+    subject = render_to_string("quizzes/email/digest_subject.txt", context).strip()
+    message = EmailMultiAlternatives(
+        subject=" ".join(subject.split()),
+        body=render_to_string("quizzes/email/digest.txt", context),
+        to=[learner.email],
+        headers={
+            "Message-ID": digest.message_id,
+            "List-Unsubscribe": f"<{unsubscribe_url}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Auto-Submitted": "auto-generated",
+            "X-Recall-Digest": str(digest.pk),
+        },
+    )
+    message.attach_alternative(render_to_string("quizzes/email/digest.html", context), "text/html")
+    return message
+
+
+# --- Signed links -----------------------------------------------------------------------------
+
+
+def unsubscribe_token_make(*, learner: User) -> str:
+    return signing.dumps({"u": learner.pk}, salt=UNSUBSCRIBE_SALT)
+
+
+def unsubscribe_token_learner(*, token: str) -> User:
+    """The learner a one-click unsubscribe token names; LinkInvalid if tampered or expired."""
+    try:
+        data = signing.loads(token, salt=UNSUBSCRIBE_SALT, max_age=UNSUBSCRIBE_MAX_AGE)
+        return User.objects.get(pk=int(data["u"]))
+    except (signing.BadSignature, User.DoesNotExist, KeyError, TypeError, ValueError) as exc:
+        raise LinkInvalid(str(exc)) from exc
+
+
+def reminders_unsubscribe(*, learner: User, now: datetime) -> User:
+    """Switch the learner's reminders off, and close today's digest if it has not gone yet."""
+    with transaction.atomic():
+        User.objects.filter(pk=learner.pk).update(reminders_enabled=False)
+        learner.reminders_enabled = False
+        for digest in ReminderDigest.objects.select_for_update(skip_locked=True).filter(
+            Q(status=Status.PENDING) | Q(status=Status.FAILED), learner=learner
+        ):
+            digest.status = Status.SKIPPED
+            _history(digest, status=Status.SKIPPED, now=now, note="unsubscribed")
+            digest.save(update_fields=["status", "history", "updated_at"])
+    return learner
+
+
+def prompt_token_make(*, digest_id: int, schedule_id: int) -> str:
+    return signing.dumps({"d": digest_id, "s": schedule_id}, salt=PROMPT_SALT)
+
+
+def prompt_token_schedule(*, token: str) -> RecallSchedule:
+    """The recall schedule a digest's prompt link points at; LinkInvalid if tampered, expired,
+    or no longer the digest learner's."""
+    try:
+        data = signing.loads(token, salt=PROMPT_SALT, max_age=PROMPT_MAX_AGE)
+        digest = ReminderDigest.objects.get(pk=int(data["d"]))
+        return (
+            RecallSchedule.objects.select_related("item", "learner")
+            .prefetch_related("item__choices")
+            .get(pk=int(data["s"]), learner_id=digest.learner_id)
+        )
+    except (
+        signing.BadSignature,
+        ReminderDigest.DoesNotExist,
+        RecallSchedule.DoesNotExist,
+        KeyError,
+        TypeError,
+        ValueError,
+    ) as exc:
+        raise LinkInvalid(str(exc)) from exc
+
+
+def local_now_for(*, learner: User, now: datetime) -> datetime:
+    return now.astimezone(zoneinfo.ZoneInfo(learner.time_zone))

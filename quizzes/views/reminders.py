@@ -1,0 +1,118 @@
+"""Pages reached from a digest email (one-click unsubscribe, the signed recall prompt) and the
+staff page that shows how today's digests went.
+
+The email's links work without a login: a signed, time-limited token is the permission, and it
+names one learner (unsubscribe) or one recall schedule (prompt). A GET never changes state, since
+mail scanners follow links; changes happen only on POST.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.decorators import instructor_required
+from accounts.http import AuthenticatedHttpRequest
+from quizzes.models import ReviewLog
+from quizzes.selectors.reminders import digest_counts, digests_visible_to, utc_day_bounds
+from quizzes.services.reminders import (
+    LinkInvalid,
+    prompt_token_schedule,
+    reminders_unsubscribe,
+    review_session_url,
+    unsubscribe_token_learner,
+)
+from quizzes.services.review import StaleCard, review_grade
+
+
+class PromptGradeForm(forms.Form):
+    rating = forms.TypedChoiceField(
+        label=_("How well did you recall it?"), choices=ReviewLog.Rating.choices, coerce=int
+    )
+    card_token = forms.UUIDField(widget=forms.HiddenInput)
+
+
+def _link_invalid(request: HttpRequest) -> HttpResponse:
+    return render(request, "quizzes/reminders/link_invalid.html", status=400)
+
+
+# RFC 8058: mail providers POST `List-Unsubscribe=One-Click` with no cookie and no CSRF token; the
+# signed token in the URL is the permission, so the view is exempt from CSRF.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    try:
+        learner = unsubscribe_token_learner(token=token)
+    except LinkInvalid:
+        return _link_invalid(request)
+    if request.method == "POST":
+        reminders_unsubscribe(learner=learner, now=timezone.now())
+        return render(
+            request, "quizzes/reminders/unsubscribe.html", {"learner": learner, "done": True}
+        )
+    return render(
+        request, "quizzes/reminders/unsubscribe.html", {"learner": learner, "done": False}
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def prompt(request: HttpRequest, token: str) -> HttpResponse:
+    """One recall prompt from a digest: answer it, reveal the answer, grade it with a POST."""
+    try:
+        schedule = prompt_token_schedule(token=token)
+    except LinkInvalid:
+        return _link_invalid(request)
+    now = timezone.now()
+    context: dict[str, object] = {
+        "schedule": schedule,
+        "item": schedule.item,
+        "review_url": review_session_url(),
+        "due": schedule.due <= now,
+    }
+    if request.method == "POST":
+        form = PromptGradeForm(request.POST)
+        if form.is_valid():
+            try:
+                log = review_grade(
+                    learner=schedule.learner,
+                    schedule_id=schedule.pk,
+                    card_token=form.cleaned_data["card_token"],
+                    rating=form.cleaned_data["rating"],
+                    now=now,
+                    source=ReviewLog.Source.EMAIL,
+                )
+            except StaleCard:
+                schedule.refresh_from_db()
+                context.update(stale=True, due=schedule.due <= now)
+            else:
+                schedule.refresh_from_db()
+                context.update(graded=log, next_due=schedule.due)
+            return render(request, "quizzes/reminders/prompt.html", context)
+        context["form"] = form
+        return render(request, "quizzes/reminders/prompt.html", context, status=400)
+    context["form"] = PromptGradeForm(initial={"card_token": schedule.card_token})
+    return render(request, "quizzes/reminders/prompt.html", context)
+
+
+@require_GET
+@instructor_required
+def status(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Counts of today's digests (UTC day) by state, the latest failures and the latest rows."""
+    now = timezone.now()
+    start, end = utc_day_bounds(now=now)
+    visible = digests_visible_to(user=request.user)
+    return render(
+        request,
+        "quizzes/reminders/status.html",
+        {
+            "counts": digest_counts(start=start, end=end, digests=visible),
+            "day": start.date(),
+            "failures": visible.filter(status="failed").select_related("learner")[:20],
+            "recent": visible.select_related("learner")[:30],
+        },
+    )

@@ -1,0 +1,35 @@
+"""Factories for the reminder tests: learners with items due, in a chosen zone and hour."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from accounts.models import User
+from quizzes.models import RecallSchedule
+from tests.factories import QuizItemFactory, RecallScheduleFactory, UserFactory
+
+
+def learner_due(
+    *,
+    due: datetime,
+    items: int = 1,
+    time_zone: str = "UTC",
+    reminder_hour: int = 8,
+    day_start_hour: int = 4,
+    **extra: Any,
+) -> User:
+    """A learner with `items` recall schedules, all due at `due`."""
+    user = UserFactory(
+        time_zone=time_zone,
+        reminder_hour=reminder_hour,
+        day_start_hour=day_start_hour,
+        **extra,
+    )
+    for _ in range(items):
+        RecallScheduleFactory(learner=user, item=QuizItemFactory(), due=due)
+    return user
+
+
+def schedules_for(user: User) -> list[RecallSchedule]:
+    return list(RecallSchedule.objects.filter(learner=user).order_by("due", "id"))
