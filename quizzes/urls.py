@@ -1,5 +1,18 @@
-from django.urls import path  # noqa: F401
+"""The review area (/review/): the session, lesson answers, statistics and course settings."""
+
+from django.urls import path
+
+from quizzes.views import answers, review, stats
 
 app_name = "quizzes"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", review.session, name="session"),
+    path("grade/", review.grade, name="grade"),
+    path("undo/", review.undo, name="undo"),
+    path("items/<int:item_id>/answer/", answers.answer, name="answer"),
+    path("items/<int:item_id>/reveal/", answers.reveal, name="answer_reveal"),
+    path("stats/", stats.learner_stats_view, name="stats"),
+    path("teaching/<slug:course_slug>/", stats.course_stats, name="course_stats"),
+    path("teaching/<slug:course_slug>/settings/", stats.course_settings, name="course_settings"),
+]

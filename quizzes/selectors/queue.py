@@ -1,13 +1,159 @@
-"""Reads for quizzes and recall schedules."""
+"""Reads for the review session: the learner's local day, the due queue, the next card.
+
+Every read here is a fixed number of queries served by indexes: the due part by
+RecallSchedule (learner, due), the daily counts by ReviewLog (learner, reviewed_at). Nothing
+loads a learner's schedules into Python.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
 from accounts.models import User
-from quizzes.models import RecallSchedule
+from courses.models import Enrollment
+from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
+
+# Without an enrollment to take limits from: no new items, the course default review cap.
+DEFAULT_REVIEW_LIMIT = 200
+
+
+def local_day_bounds(*, learner: User, now: datetime) -> tuple[datetime, datetime]:
+    """Start and end (UTC-aware) of the learner's current day, which begins at day_start_hour."""
+    tz = learner.tz
+    local = now.astimezone(tz)
+    day = local.date()
+    start = datetime.combine(day, time(learner.day_start_hour), tzinfo=tz)
+    if local < start:
+        day = day - timedelta(days=1)
+        start = datetime.combine(day, time(learner.day_start_hour), tzinfo=tz)
+    end = datetime.combine(day + timedelta(days=1), time(learner.day_start_hour), tzinfo=tz)
+    return start, end
+
+
+def local_day_of(*, learner: User, moment: datetime) -> datetime:
+    """The learner-day a moment belongs to, as that day's start (for grouping)."""
+    return local_day_bounds(learner=learner, now=moment)[0]
 
 
 def due_count_for(*, learner: User, now: datetime) -> int:
     # Served by the (learner, due) index.
     return RecallSchedule.objects.filter(learner=learner, due__lte=now).count()
+
+
+def new_items_for(*, learner: User) -> QuerySet[QuizItem]:
+    """Items of courses the learner is enrolled in that they have never answered, in course order."""
+    scheduled = RecallSchedule.objects.filter(learner=learner, item=OuterRef("pk"))
+    return (
+        QuizItem.objects.filter(
+            lesson__module__course__enrollments__user=learner,
+            lesson__module__course__enrollments__role=Enrollment.Role.LEARNER,
+        )
+        .filter(~Exists(scheduled))
+        .order_by(
+            "lesson__module__course_id",
+            "lesson__module__position",
+            "lesson__position",
+            "position",
+            "id",
+        )
+    )
+
+
+@dataclass(frozen=True)
+class QueueCard:
+    item: QuizItem
+    schedule: RecallSchedule | None  # None for a new item
+    choices: list[Choice]
+
+    @property
+    def is_new(self) -> bool:
+        return self.schedule is None
+
+
+@dataclass(frozen=True)
+class DueQueue:
+    due_count: int  # reviews left today: due now, within the daily review cap
+    new_count: int  # new items left today, within the daily new limit
+    reviews_today: int
+    new_today: int
+    card: QueueCard | None
+
+    @property
+    def remaining(self) -> int:
+        return self.due_count + self.new_count
+
+
+def due_queue_for(*, learner: User, now: datetime, with_card: bool = True) -> DueQueue:
+    """Due reviews oldest first, then new items up to the daily new limit; a daily review cap.
+
+    Runs at most six queries whatever the number of schedules.
+    """
+    day_start, _ = local_day_bounds(learner=learner, now=now)
+    limits = Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER).aggregate(
+        new=Max("course__daily_new_limit"), reviews=Max("course__daily_review_limit")
+    )
+    new_limit = limits["new"] or 0
+    review_limit = DEFAULT_REVIEW_LIMIT if limits["reviews"] is None else limits["reviews"]
+    # A grade whose state before had no reps introduced a new item; the rest were reviews.
+    # Lesson answers are learning, not reviews, and do not count against the session's limits.
+    today = ReviewLog.objects.filter(
+        learner=learner, reviewed_at__gte=day_start, undo__isnull=True
+    ).exclude(source=ReviewLog.Source.LESSON)
+    counts = today.aggregate(
+        new=Count("id", filter=Q(state_before__reps=0)),
+        reviews=Count("id", filter=~Q(state_before__reps=0)),
+    )
+    reviews_left = max(review_limit - counts["reviews"], 0)
+    new_left = max(new_limit - counts["new"], 0)
+
+    due = RecallSchedule.objects.filter(learner=learner, due__lte=now)
+    due_count = due[:reviews_left].count() if reviews_left else 0
+    new_count = new_items_for(learner=learner)[:new_left].count() if new_left else 0
+
+    card: QueueCard | None = None
+    if with_card:
+        if due_count:
+            schedule = (
+                due.select_related("item__lesson__module__course").order_by("due", "id").first()
+            )
+            if schedule is not None:
+                card = QueueCard(item=schedule.item, schedule=schedule, choices=[])
+        elif new_count:
+            item = new_items_for(learner=learner).select_related("lesson__module__course").first()
+            if item is not None:
+                card = QueueCard(item=item, schedule=None, choices=[])
+        if card is not None:
+            # Always one query (empty unless multiple choice): the page's cost stays constant.
+            card.choices.extend(Choice.objects.filter(item=card.item).order_by("position", "id"))
+    return DueQueue(
+        due_count=due_count,
+        new_count=new_count,
+        reviews_today=counts["reviews"],
+        new_today=counts["new"],
+        card=card,
+    )
+
+
+def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> QueueCard:
+    """The card a reveal or grade refers to, scoped to the learner (raises DoesNotExist)."""
+    if schedule_id is not None:
+        schedule = RecallSchedule.objects.select_related("item__lesson__module__course").get(
+            learner=learner, pk=schedule_id
+        )
+        item = schedule.item
+    else:
+        if item_id is None:
+            raise QuizItem.DoesNotExist("a card is a schedule or a new item")
+        item = (
+            new_items_for(learner=learner).select_related("lesson__module__course").get(pk=item_id)
+        )
+        schedule = None
+    choices = (
+        list(Choice.objects.filter(item=item).order_by("position", "id"))
+        if item.kind == QuizItem.Kind.MULTIPLE_CHOICE
+        else []
+    )
+    return QueueCard(item=item, schedule=schedule, choices=choices)

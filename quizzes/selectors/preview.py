@@ -1,0 +1,36 @@
+"""What each grade button would do: the next interval for Again, Hard, Good and Easy."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from quizzes.models import ReviewLog
+from quizzes.selectors.queue import QueueCard
+from quizzes.services import fsrs_adapter
+
+
+@dataclass(frozen=True)
+class GradePreview:
+    rating: int
+    label: str
+    interval: str
+
+
+def grade_previews(*, card: QueueCard, now: datetime) -> list[GradePreview]:
+    """The same scheduler the grade will use, run once per rating (pure computation, no query)."""
+    scheduler = fsrs_adapter.scheduler_for(card.item.lesson.module.course)
+    if card.schedule is not None:
+        fsrs_card = fsrs_adapter.card_from_schedule(card.schedule)
+    else:
+        fsrs_card = fsrs_adapter.new_card(card_id=uuid.uuid4().int % 2**31, now=now)
+    intervals = fsrs_adapter.next_intervals(scheduler=scheduler, card=fsrs_card, now=now)
+    return [
+        GradePreview(
+            rating=rating,
+            label=str(ReviewLog.Rating(rating).label),
+            interval=fsrs_adapter.interval_label(intervals[rating]),
+        )
+        for rating in ReviewLog.Rating.values
+    ]

@@ -1,0 +1,85 @@
+"""Answering a lesson's check-yourself items in place (htmx), with feedback."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.http import AuthenticatedHttpRequest
+from courses.models import Enrollment
+from quizzes.models import QuizItem
+from quizzes.services.answers import ItemResponse, item_answer
+
+TEMPLATE = "quizzes/_check_yourself.html"
+
+
+def _item_for(request: AuthenticatedHttpRequest, item_id: int) -> QuizItem:
+    # Only items of courses the user is enrolled in can be answered.
+    return get_object_or_404(
+        QuizItem.objects.select_related("lesson__module__course").prefetch_related("choices"),
+        pk=item_id,
+        lesson__module__course__enrollments__user=request.user,
+        lesson__module__course__enrollments__role=Enrollment.Role.LEARNER,
+    )
+
+
+def _respond(request: AuthenticatedHttpRequest, item: QuizItem, context: dict) -> HttpResponse:  # type: ignore[type-arg]
+    if request.htmx:
+        return render(request, f"{TEMPLATE}#item_block", {"item": item, **context})
+    return redirect(item.lesson.get_absolute_url() + f"#item-{item.pk}")
+
+
+@require_GET
+@login_required
+def reveal(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
+    """Free recall: show the model answer and the self-grade buttons."""
+    item = _item_for(request, item_id)
+    token = request.GET.get("token") or str(uuid.uuid4())
+    return _respond(request, item, {"revealed": True, "token": token})
+
+
+@require_POST
+@login_required
+def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
+    item = _item_for(request, item_id)
+    error = ""
+    response: ItemResponse | None = None
+    if item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
+        keys = frozenset(request.POST.getlist("choice"))
+        if not keys:
+            error = "Choose at least one answer."
+        response = ItemResponse(choice_keys=keys)
+    elif item.kind == QuizItem.Kind.NUMERIC:
+        try:
+            response = ItemResponse(value=float(request.POST.get("value", "").replace(",", ".")))
+        except ValueError:
+            error = "Enter a number, e.g. 11."
+    else:
+        try:
+            rating = int(request.POST.get("rating", ""))
+        except ValueError:
+            rating = 0
+        if rating not in (1, 2, 3, 4):
+            error = "Grade your recall: Again, Hard, Good or Easy."
+        response = ItemResponse(self_rating=rating)
+    token = request.POST.get("token") or None
+    try:
+        token_uuid = uuid.UUID(token) if token else None
+    except ValueError:
+        token_uuid = None
+    if error or response is None:
+        ctx = {"error": error, "token": token, "revealed": item.kind == QuizItem.Kind.FREE_RECALL}
+        return _respond(request, item, ctx)
+    result = item_answer(
+        learner=request.user,
+        item=item,
+        response=response,
+        now=timezone.now(),
+        card_token=token_uuid,
+    )
+    return _respond(request, item, {"result": result, "value": response.value})

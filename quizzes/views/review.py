@@ -1,0 +1,159 @@
+"""The review session: one card at a time through htmx, reveal, grade, undo."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.http import AuthenticatedHttpRequest
+from quizzes.forms import GradeForm
+from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.selectors.preview import grade_previews
+from quizzes.selectors.queue import QueueCard, card_for, due_queue_for
+from quizzes.services.review import (
+    NothingToUndo,
+    StaleCard,
+    review_grade,
+    review_undo,
+    schedule_start,
+)
+
+MAX_DURATION_MS = 3_600_000
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value else None
+    except ValueError:
+        return None
+
+
+def _card_token(card: QueueCard) -> uuid.UUID:
+    # A new item gets a fresh token per showing; a scheduled card carries its current one.
+    return card.schedule.card_token if card.schedule is not None else uuid.uuid4()
+
+
+def _render_panel(
+    request: AuthenticatedHttpRequest,
+    *,
+    card: QueueCard | None = None,
+    revealed: bool = False,
+    token: uuid.UUID | None = None,
+    shown_at: int | None = None,
+    notice: str = "",
+) -> HttpResponse:
+    now = timezone.now()
+    queue = due_queue_for(learner=request.user, now=now, with_card=card is None)
+    card = card or queue.card
+    context: dict[str, Any] = {
+        "queue": queue,
+        "card": card,
+        "revealed": revealed,
+        "notice": notice,
+        "shortcuts": request.user.review_shortcuts_enabled,
+    }
+    if card is not None:
+        context["token"] = token or _card_token(card)
+        context["shown_at"] = shown_at or int(time.time() * 1000)
+        if revealed:
+            context["previews"] = grade_previews(card=card, now=now)
+    template = "quizzes/session.html#panel" if request.htmx else "quizzes/session.html"
+    return render(request, template, context)
+
+
+@require_GET
+@login_required
+def session(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The next card; with `reveal=1` and the card's ids, the same card with its answer."""
+    if request.GET.get("reveal"):
+        schedule_id = _int_or_none(request.GET.get("schedule"))
+        item_id = _int_or_none(request.GET.get("item"))
+        try:
+            token = uuid.UUID(request.GET.get("token", ""))
+            card = card_for(learner=request.user, schedule_id=schedule_id, item_id=item_id)
+        except (ValueError, RecallSchedule.DoesNotExist, QuizItem.DoesNotExist) as exc:
+            raise Http404("No such card.") from exc
+        if card.schedule is not None and card.schedule.card_token != token:
+            return _render_panel(
+                request, notice="That card was graded elsewhere; here is the next."
+            )
+        return _render_panel(
+            request,
+            card=card,
+            revealed=True,
+            token=token,
+            shown_at=_int_or_none(request.GET.get("shown_at")),
+        )
+    return _render_panel(request)
+
+
+@require_POST
+@login_required
+def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
+    form = GradeForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse("Choose a grade from 1 to 4.", status=400)
+    now = timezone.now()
+    shown_at = form.cleaned_data["shown_at"]
+    duration_ms = (
+        min(max(int(now.timestamp() * 1000) - shown_at, 0), MAX_DURATION_MS) if shown_at else None
+    )
+    schedule_id = form.cleaned_data["schedule_id"]
+    item_id = form.cleaned_data["item_id"]
+    notice = ""
+    try:
+        if schedule_id is not None:
+            review_grade(
+                learner=request.user,
+                schedule_id=schedule_id,
+                card_token=form.cleaned_data["card_token"],
+                rating=form.cleaned_data["rating"],
+                now=now,
+                duration_ms=duration_ms,
+                source=ReviewLog.Source.REVIEW,
+            )
+        elif item_id is not None:
+            card = card_for(learner=request.user, schedule_id=None, item_id=item_id)
+            schedule_start(
+                learner=request.user,
+                item=card.item,
+                card_token=form.cleaned_data["card_token"],
+                rating=form.cleaned_data["rating"],
+                now=now,
+                duration_ms=duration_ms,
+                source=ReviewLog.Source.REVIEW,
+            )
+        else:
+            return HttpResponse("No card given.", status=400)
+    except (RecallSchedule.DoesNotExist, QuizItem.DoesNotExist) as exc:
+        raise Http404("No such card.") from exc
+    except StaleCard:
+        notice = "That card was already graded elsewhere; here is the next."
+    if not request.htmx:
+        if notice:
+            messages.info(request, notice)
+        return redirect("quizzes:session")
+    return _render_panel(request, notice=notice)
+
+
+@require_POST
+@login_required
+def undo(request: AuthenticatedHttpRequest) -> HttpResponse:
+    now = timezone.now()
+    try:
+        log = review_undo(learner=request.user, now=now)
+        notice = f"Undid your grade of “{log.item.prompt[:60]}”."
+    except NothingToUndo:
+        notice = "There is no grade to undo."
+    if not request.htmx:
+        messages.info(request, notice)
+        return redirect("quizzes:session")
+    return _render_panel(request, notice=notice)

@@ -1,0 +1,95 @@
+"""Statistics pages (learner and instructor) and a course's scheduling settings."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts.decorators import instructor_required
+from accounts.http import AuthenticatedHttpRequest
+from quizzes.charts import bar_chart
+from quizzes.forms import CourseSchedulingForm
+from quizzes.selectors.stats import LEECH_LAPSES, courses_taught_by, learner_stats
+from quizzes.selectors.stats import course_stats as course_stats_for
+from quizzes.services.course_settings import course_scheduling_update
+
+
+@require_GET
+@login_required
+def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
+    stats = learner_stats(learner=request.user, now=timezone.now())
+    forecast_chart = bar_chart(
+        values=[float(d.count) for d in stats.forecast],
+        labels=[d.day.strftime("%d %b") for d in stats.forecast],
+        title="Reviews due on each of the next 30 days",
+        label_every=7,
+    )
+    history_chart = bar_chart(
+        values=[None if w.rate is None else w.rate * 100 for w in stats.history],
+        labels=[w.week_start.strftime("%d %b") for w in stats.history],
+        title="Pass rate of reviews per week (%)",
+        max_value=100,
+        value_format="{:.0f}%",
+        label_every=3,
+    )
+    return render(
+        request,
+        "quizzes/stats.html",
+        {"stats": stats, "forecast_chart": forecast_chart, "history_chart": history_chart},
+    )
+
+
+@require_GET
+@instructor_required
+def course_stats(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    stats = course_stats_for(course=course, now=timezone.now())
+    history_chart = bar_chart(
+        values=[None if w.rate is None else w.rate * 100 for w in stats.history],
+        labels=[w.week_start.strftime("%d %b") for w in stats.history],
+        title="Pass rate of reviews per week (%)",
+        max_value=100,
+        value_format="{:.0f}%",
+        label_every=3,
+    )
+    return render(
+        request,
+        "quizzes/course_stats.html",
+        {
+            "course": course,
+            "stats": stats,
+            "history_chart": history_chart,
+            "leech_lapses": LEECH_LAPSES,
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def course_settings(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    initial = {
+        "desired_retention": course.desired_retention,
+        "learning_steps_minutes": course.learning_steps_minutes,
+        "relearning_steps_minutes": course.relearning_steps_minutes,
+        "maximum_interval_days": course.maximum_interval_days,
+        "daily_new_limit": course.daily_new_limit,
+        "daily_review_limit": course.daily_review_limit,
+    }
+    form = CourseSchedulingForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            course_scheduling_update(course=course, **form.cleaned_data)
+        except ValidationError as exc:
+            for field_name, errors in exc.message_dict.items():
+                for error in errors:
+                    form.add_error(field_name, error)
+        else:
+            messages.success(request, "Scheduling settings saved.")
+            return redirect("quizzes:course_settings", course_slug=course.slug)
+    return render(request, "quizzes/course_settings.html", {"course": course, "form": form})

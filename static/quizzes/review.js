@@ -1,0 +1,44 @@
+// Review session keyboard shortcuts: Space or Enter shows the answer, 1–4 grade.
+// Off when the panel says data-shortcuts="off" (the learner's preference). The buttons stay
+// ordinary focusable buttons, so Tab + Enter works with or without this file.
+(function () {
+  "use strict";
+
+  function panel() {
+    return document.getElementById("review-panel");
+  }
+
+  function typingIn(target) {
+    return target instanceof HTMLElement &&
+      target.closest("input, textarea, select, [contenteditable]") !== null;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var p = panel();
+    if (!p || p.dataset.shortcuts !== "on") return;
+    if (event.altKey || event.ctrlKey || event.metaKey || event.repeat) return;
+    if (typingIn(event.target)) return;
+    var onControl = event.target instanceof HTMLElement &&
+      event.target.closest("button, a, summary") !== null;
+    var target = null;
+    if (event.key === " " || event.key === "Enter") {
+      if (onControl) return; // let the focused button or link do its own thing
+      target = p.querySelector('[data-shortcut="reveal"]');
+    } else if (/^[1-4]$/.test(event.key)) {
+      target = p.querySelector('[data-shortcut="grade-' + event.key + '"]');
+    }
+    if (target && !target.disabled) {
+      event.preventDefault();
+      target.click();
+    }
+  });
+
+  // After htmx swaps in a new card (or its answer), move focus to it, so screen readers read
+  // it and the keys keep working.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var p = panel();
+    if (!p || !(event.target instanceof HTMLElement) || !p.contains(event.target)) return;
+    var card = document.getElementById("card");
+    if (card) card.focus({ preventScroll: false });
+  });
+})();

@@ -1,0 +1,233 @@
+"""The review session, lesson answers and statistics pages through the Django test client."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from quizzes.models import RecallSchedule, ReviewLog, ReviewUndo
+from quizzes.services.review import schedule_start
+from tests.factories import EnrollmentFactory, QuizItemFactory, UserFactory
+from tests.quizzes.factories import course_with_items
+
+pytestmark = pytest.mark.django_db
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def count_of(html: str) -> int:
+    match = re.search(r'data-testid="due-count">(\d+)<', html)
+    assert match, html
+    return int(match.group(1))
+
+
+def test_session_requires_login(client):
+    """Anonymous visitors are sent to the login page."""
+    response = client.get(reverse("quizzes:session"))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_empty_session_says_what_to_do(client, learner):
+    """With nothing due the page says so and points to a lesson."""
+    client.force_login(learner)
+    html = client.get(reverse("quizzes:session")).content.decode()
+    assert "Nothing is due right now" in html
+    assert count_of(html) == 0
+
+
+def test_review_flow_reveal_grade_undo(client, learner):
+    """Show a due card, reveal it with interval previews, grade it (count falls), undo it."""
+    c = course_with_items(learner=learner, daily_new_limit=0)
+    client.force_login(learner)
+    with time_machine.travel(T0, tick=False) as traveller:
+        for item in (c.mc, c.recall):
+            schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=3, now=T0)
+        traveller.move_to(T0 + timedelta(days=30))
+        html = client.get(reverse("quizzes:session")).content.decode()
+        assert count_of(html) == 2
+        first = RecallSchedule.objects.order_by("due", "id").first()
+        assert first is not None
+        assert str(first.card_token) in html and first.item.prompt in html
+        reveal = client.get(
+            reverse("quizzes:session"),
+            {"reveal": 1, "schedule": first.pk, "token": str(first.card_token), "shown_at": 1},
+            **HTMX,
+        )
+        body = reveal.content.decode()
+        assert "<html" not in body  # a partial
+        for label in ("Again", "Hard", "Good", "Easy"):
+            assert label in body
+        assert re.search(r"grade-interval\">\d+(\.\d)? (min|h|d|mo|y)<", body)
+        graded = client.post(
+            reverse("quizzes:grade"),
+            {"schedule_id": first.pk, "card_token": str(first.card_token), "rating": 3},
+            **HTMX,
+        )
+        assert graded.status_code == 200
+        assert count_of(graded.content.decode()) == 1
+        # The same grade again (double click) changes nothing.
+        again = client.post(
+            reverse("quizzes:grade"),
+            {"schedule_id": first.pk, "card_token": str(first.card_token), "rating": 3},
+            **HTMX,
+        )
+        assert count_of(again.content.decode()) == 1
+        assert ReviewLog.objects.filter(schedule=first).count() == 2
+        undone = client.post(reverse("quizzes:undo"), **HTMX)
+        assert count_of(undone.content.decode()) == 2
+        assert ReviewUndo.objects.count() == 1
+
+
+def test_new_items_come_after_due_and_are_graded_in_session(client, learner):
+    """A never-answered item is served as new after due cards, and grading it schedules it."""
+    c = course_with_items(learner=learner, daily_new_limit=5)
+    client.force_login(learner)
+    html = client.get(reverse("quizzes:session")).content.decode()
+    assert count_of(html) == 3
+    assert c.mc.prompt in html and 'name="item"' in html
+    token = re.search(r'name="token" value="([0-9a-f-]{36})"', html).group(1)
+    response = client.post(
+        reverse("quizzes:grade"),
+        {"item_id": c.mc.pk, "card_token": token, "rating": 1},
+        **HTMX,
+    )
+    assert count_of(response.content.decode()) == 2
+    log = ReviewLog.objects.get()
+    assert log.source == ReviewLog.Source.REVIEW and log.item == c.mc
+
+
+def test_grading_another_learners_schedule_is_404(client, learner):
+    """Another learner's schedule id is a 404 for grade and reveal."""
+    other = UserFactory()
+    c = course_with_items(learner=other)
+    schedule_start(learner=other, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    schedule = RecallSchedule.objects.get()
+    client.force_login(learner)
+    response = client.post(
+        reverse("quizzes:grade"),
+        {"schedule_id": schedule.pk, "card_token": str(schedule.card_token), "rating": 3},
+    )
+    assert response.status_code == 404
+    response = client.get(
+        reverse("quizzes:session"),
+        {"reveal": 1, "schedule": schedule.pk, "token": str(schedule.card_token)},
+    )
+    assert response.status_code == 404
+    assert ReviewLog.objects.count() == 1
+
+
+def test_review_page_runs_a_constant_number_of_queries(client, learner):
+    """The session page costs the same number of queries with 3 or 60 schedules."""
+    c = course_with_items(learner=learner, daily_new_limit=3)
+    client.force_login(learner)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(reverse("quizzes:session")).status_code == 200
+        return len(ctx)
+
+    for item in (c.mc, c.numeric):
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=3, now=T0)
+    small = queries()
+    for _ in range(60):
+        item = QuizItemFactory(lesson=c.lesson)
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=T0)
+        QuizItemFactory(lesson=c.lesson)  # and new items
+    assert queries() == small
+    assert small <= 12
+
+
+def test_lesson_answer_multiple_choice_feedback(client, learner):
+    """A wrong multiple-choice answer shows each choice's reason and schedules the item as Again."""
+    c = course_with_items(learner=learner)
+    client.force_login(learner)
+    response = client.post(
+        reverse("quizzes:answer", args=[c.mc.pk]),
+        {"choice": ["hbm"], "token": str(uuid.uuid4())},
+        **HTMX,
+    )
+    html = response.content.decode()
+    assert "Not quite" in html and "A rate, not memory." in html and c.mc.explanation in html
+    log = ReviewLog.objects.get()
+    assert log.rating == ReviewLog.Rating.AGAIN and log.source == ReviewLog.Source.LESSON
+    right = client.post(
+        reverse("quizzes:answer", args=[c.mc.pk]),
+        {"choice": ["hbm", "gddr"], "token": str(uuid.uuid4())},
+        **HTMX,
+    ).content.decode()
+    assert "Correct." in right and "did not change its schedule" in right
+    assert ReviewLog.objects.count() == 1
+
+
+def test_lesson_answer_numeric_within_tolerance_is_good(client, learner):
+    """A numeric answer within tolerance is right and counts as Good."""
+    c = course_with_items(learner=learner)
+    client.force_login(learner)
+    html = client.post(
+        reverse("quizzes:answer", args=[c.numeric.pk]), {"value": "11.3"}, **HTMX
+    ).content.decode()
+    assert "Correct." in html and "11 users" in html
+    assert ReviewLog.objects.get().rating == ReviewLog.Rating.GOOD
+
+
+def test_lesson_free_recall_reveal_then_self_grade(client, learner):
+    """Free recall: reveal shows the model answer and grade buttons; the learner's grade is kept."""
+    c = course_with_items(learner=learner)
+    client.force_login(learner)
+    html = client.get(reverse("quizzes:answer_reveal", args=[c.recall.pk]), **HTMX).content.decode()
+    assert "The model answer." in html and 'name="rating" value="2"' in html
+    html = client.post(
+        reverse("quizzes:answer", args=[c.recall.pk]), {"rating": "2"}, **HTMX
+    ).content.decode()
+    assert "You graded your recall: Hard" in html
+    assert ReviewLog.objects.get().rating == ReviewLog.Rating.HARD
+
+
+def test_lesson_answer_needs_enrollment(client):
+    """An item of a course the user is not enrolled in cannot be answered (404)."""
+    c = course_with_items()
+    user = UserFactory()
+    client.force_login(user)
+    response = client.post(reverse("quizzes:answer", args=[c.numeric.pk]), {"value": "11"})
+    assert response.status_code == 404
+
+
+def test_check_yourself_tag_renders_forms(learner, rf):
+    """The lesson tag renders one answerable form per item."""
+    from django.template import Context, Template
+
+    c = course_with_items(learner=learner)
+    request = rf.get("/")
+    request.user = learner
+    html = Template("{% load quiz_tags %}{% check_yourself lesson %}").render(
+        Context({"lesson": c.lesson, "request": request, "user": learner})
+    )
+    assert html.count('data-testid="cy-item"') == 3
+    assert 'type="checkbox"' in html and 'type="number"' in html
+    assert "Show the model answer" in html
+
+
+def test_stats_pages(client, learner, instructor):
+    """The learner sees figures and SVG charts; an instructor sees their course; others get 404."""
+    c = course_with_items(learner=learner)
+    for item in (c.mc, c.numeric, c.recall):
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=T0)
+    client.force_login(learner)
+    html = client.get(reverse("quizzes:stats")).content.decode()
+    assert "<svg" in html and "true retention" in html and 'style="' not in html
+    EnrollmentFactory(course=c.course, user=instructor, role="instructor")
+    client.force_login(instructor)
+    html = client.get(reverse("quizzes:course_stats", args=[c.course.slug])).content.decode()
+    assert html.count('data-testid="item-row"') == 3 and "100%" in html
+    other = course_with_items()
+    assert client.get(reverse("quizzes:course_stats", args=[other.course.slug])).status_code == 404
+    client.force_login(learner)
+    assert client.get(reverse("quizzes:course_stats", args=[c.course.slug])).status_code == 403
