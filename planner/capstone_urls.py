@@ -1,5 +1,35 @@
-from django.urls import path  # noqa: F401
+"""The capstone area (/capstone/): learners' worksheets and versions, instructors' grading."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from planner.views import capstone, grading
 
 app_name = "capstone"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", capstone.capstone_list, name="list"),
+    path("courses/<slug:course_slug>/worksheet/", capstone.worksheet, name="worksheet"),
+    path(
+        "courses/<slug:course_slug>/worksheet/save/", capstone.worksheet_save, name="worksheet_save"
+    ),
+    path(
+        "courses/<slug:course_slug>/worksheet/submit/",
+        capstone.worksheet_submit_view,
+        name="worksheet_submit",
+    ),
+    path("submissions/<int:submission_id>/", capstone.submission_detail, name="submission"),
+    path("grading/", grading.grading_queue, name="grading_queue"),
+    path("grading/<int:submission_id>/", grading.grade, name="grade"),
+    path("grading/<int:submission_id>/claim/", grading.claim, name="claim"),
+    path("grading/<int:submission_id>/unclaim/", grading.unclaim, name="unclaim"),
+    path("grading/<int:submission_id>/save/", grading.grade_save, name="grade_save"),
+    path("courses/<slug:course_slug>/rubric/", grading.rubric_edit, name="rubric"),
+    path(
+        "courses/<slug:course_slug>/rubric/criteria/<int:criterion_id>/",
+        grading.criterion_edit,
+        name="criterion",
+    ),
+    path("courses/<slug:course_slug>/grades.csv", grading.grades_export, name="export"),
+]

@@ -142,7 +142,7 @@ WORKSHEET_NUMBER_FIELDS = (
     "concurrency",
     "claimed_max_users",
 )
-WORKSHEET_FIELDS = WORKSHEET_TEXT_FIELDS + WORKSHEET_NUMBER_FIELDS
+WORKSHEET_FIELDS = (*WORKSHEET_TEXT_FIELDS, *WORKSHEET_NUMBER_FIELDS)
 
 
 class CapstoneWorksheet(models.Model):
@@ -157,9 +157,7 @@ class CapstoneWorksheet(models.Model):
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="capstone_worksheets"
     )
-    course = models.ForeignKey(
-        Course, on_delete=models.CASCADE, related_name="capstone_worksheets"
-    )
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="capstone_worksheets")
     # The plan, in the source's words.
     feature = models.CharField(_("feature"), max_length=200, blank=True)
     user_problem = models.TextField(_("user problem"), blank=True)
@@ -200,7 +198,9 @@ class CapstoneWorksheet(models.Model):
     params_billion = models.FloatField(_("parameters (billions)"), null=True, blank=True)
     overhead_gb = models.FloatField(_("runtime overhead (GB)"), null=True, blank=True)
     kv_per_user_gb = models.FloatField(_("KV cache per active user (GB)"), null=True, blank=True)
-    context_tokens = models.PositiveIntegerField(_("context length (tokens)"), null=True, blank=True)
+    context_tokens = models.PositiveIntegerField(
+        _("context length (tokens)"), null=True, blank=True
+    )
     kv_per_token_mb = models.FloatField(_("KV cache per token (MB)"), null=True, blank=True)
     batch_size = models.PositiveIntegerField(_("batch size"), null=True, blank=True)
     concurrency = models.PositiveIntegerField(_("concurrent users (peak)"), null=True, blank=True)

@@ -1,0 +1,112 @@
+"""Admin for the planner: workload cards, rubrics with their criteria and levels, the capstone."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from planner.models import (
+    CapstoneSubmission,
+    CapstoneWorksheet,
+    Criterion,
+    CriterionScore,
+    Grade,
+    GradeChange,
+    GradingClaim,
+    Level,
+    Rubric,
+    WorkloadCard,
+)
+
+
+@admin.register(WorkloadCard)
+class WorkloadCardAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "owner", "is_example", "updated_at"]
+    list_filter = ["kind", "is_example"]
+    search_fields = ["name", "model_name", "owner__email"]
+    raw_id_fields = ["owner"]
+
+
+class CriterionInline(admin.StackedInline):
+    model = Criterion
+    extra = 0
+    fields = ["position", "key", "title", "description"]
+    show_change_link = True
+
+
+@admin.register(Rubric)
+class RubricAdmin(admin.ModelAdmin):
+    list_display = ["title", "course", "updated_at"]
+    search_fields = ["title", "course__title"]
+    inlines = [CriterionInline]
+
+
+class LevelInline(admin.TabularInline):
+    model = Level
+    extra = 0
+    fields = ["position", "key", "title", "points", "description"]
+
+
+@admin.register(Criterion)
+class CriterionAdmin(admin.ModelAdmin):
+    list_display = ["title", "key", "rubric", "position"]
+    list_filter = ["rubric"]
+    inlines = [LevelInline]
+
+
+@admin.register(CapstoneWorksheet)
+class CapstoneWorksheetAdmin(admin.ModelAdmin):
+    list_display = ["learner", "course", "feature", "updated_at"]
+    list_filter = ["course"]
+    search_fields = ["learner__email", "feature"]
+    raw_id_fields = ["learner"]
+    filter_horizontal = ["workload_cards"]
+
+
+@admin.register(CapstoneSubmission)
+class CapstoneSubmissionAdmin(admin.ModelAdmin):
+    """Read-only: a submitted version is immutable."""
+
+    list_display = ["learner", "course", "version", "submitted_at", "is_late"]
+    list_filter = ["course", "is_late"]
+    search_fields = ["learner__email"]
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class CriterionScoreInline(admin.TabularInline):
+    model = CriterionScore
+    extra = 0
+    fields = ["criterion", "level", "points", "comment"]
+    readonly_fields = ["criterion", "level", "points", "comment"]
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class GradeChangeInline(admin.TabularInline):
+    model = GradeChange
+    extra = 0
+    fields = ["at", "actor", "action", "changes"]
+    readonly_fields = ["at", "actor", "action", "changes"]
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Grade)
+class GradeAdmin(admin.ModelAdmin):
+    """Read-only here: grades change through the grading page, which records every change."""
+
+    list_display = ["submission", "grader", "status", "total_points", "max_points", "released_at"]
+    list_filter = ["status"]
+    inlines = [CriterionScoreInline, GradeChangeInline]
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(GradingClaim)
+class GradingClaimAdmin(admin.ModelAdmin):
+    list_display = ["submission", "grader", "claimed_at", "expires_at"]

@@ -1,0 +1,195 @@
+"""Forms for the capstone worksheet, grading by rubric, and rubric editing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django import forms
+from django.forms import inlineformset_factory
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from planner.models import (
+    WORKSHEET_FIELDS,
+    WORKSHEET_NUMBER_FIELDS,
+    CapstoneWorksheet,
+    Criterion,
+    Level,
+    Rubric,
+    WorkloadCard,
+)
+from planner.services.grading import ScoreInput
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+# The worksheet's sections, in the order the page shows them.
+WORKSHEET_SECTIONS: tuple[tuple[StrOrPromise, tuple[str, ...]], ...] = (
+    (
+        _("The feature and its workload"),
+        ("feature", "user_problem", "workload_kind", "model_name", "framework", "realistic_input"),
+    ),
+    (
+        _("Sizes, precision and targets"),
+        ("input_size", "output_size", "precision", "latency_target", "batch_window", "budget"),
+    ),
+    (
+        _("Memory numbers (the automatic check recomputes these)"),
+        (*WORKSHEET_NUMBER_FIELDS, "memory_estimate"),
+    ),
+    (
+        _("Design and operations"),
+        (
+            "data_source",
+            "mechanism",
+            "design_choice",
+            "retry_plan",
+            "observability",
+            "autoscaling",
+            "metric",
+            "cost_per_useful_result",
+            "failure_case",
+            "plan_owner",
+        ),
+    ),
+    (
+        _("Recommendation"),
+        ("recommendation", "recommendation_reasons", "first_load_test", "next_rung"),
+    ),
+)
+
+HELP = {
+    "feature": _("One feature, e.g. live lesson chat or nightly embedding refresh."),
+    "model_gb": _("Leave empty to compute it from parameters × precision."),
+    "kv_per_user_gb": _("Leave empty to compute it from context length × KV per token."),
+    "concurrency": _("Active users at peak, not on average."),
+    "claimed_max_users": _("How many active users your own estimate says the GPU holds."),
+    "failure_case": _(
+        "Where the chosen accelerator is fast but memory-bound for the real workload."
+    ),
+}
+
+
+class WorksheetForm(forms.ModelForm):
+    workload_cards = forms.ModelMultipleChoiceField(
+        queryset=WorkloadCard.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label=_("Attach workload cards"),
+    )
+
+    class Meta:
+        model = CapstoneWorksheet
+        fields = [*WORKSHEET_FIELDS, "workload_cards"]
+        widgets = {
+            name: forms.Textarea(attrs={"rows": 3})
+            for name in (
+                "user_problem",
+                "memory_estimate",
+                "data_source",
+                "realistic_input",
+                "mechanism",
+                "design_choice",
+                "retry_plan",
+                "observability",
+                "autoscaling",
+                "metric",
+                "cost_per_useful_result",
+                "failure_case",
+                "recommendation_reasons",
+                "first_load_test",
+                "next_rung",
+            )
+        }
+        help_texts = HELP
+
+    def __init__(self, *args: Any, learner: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cards = self.fields["workload_cards"]
+        assert isinstance(cards, forms.ModelMultipleChoiceField)
+        cards.queryset = WorkloadCard.objects.filter(owner=learner).order_by("name")
+        for name in WORKSHEET_NUMBER_FIELDS:
+            self.fields[name].widget.attrs.update(
+                {"min": "0", "step": "any", "inputmode": "decimal"}
+            )
+
+    def sections(self) -> list[tuple[StrOrPromise, list[forms.BoundField]]]:
+        return [(title, [self[name] for name in names]) for title, names in WORKSHEET_SECTIONS]
+
+
+class GradeForm(forms.Form):
+    """A radio group of levels and a comment per criterion, plus overall feedback."""
+
+    overall_feedback = forms.CharField(
+        label=_("Overall feedback"), required=False, widget=forms.Textarea(attrs={"rows": 5})
+    )
+
+    def __init__(self, *args: Any, criteria: list[Criterion], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.criteria = criteria
+        for criterion in criteria:
+            self.fields[f"level_{criterion.pk}"] = forms.TypedChoiceField(
+                label=criterion.title,
+                choices=[
+                    (level.pk, f"{level.title} ({level.points})")
+                    for level in criterion.levels.all()
+                ],
+                coerce=int,
+                empty_value=None,
+                required=False,
+                widget=forms.RadioSelect,
+            )
+            self.fields[f"comment_{criterion.pk}"] = forms.CharField(
+                label=_("Comment on %(criterion)s") % {"criterion": criterion.title},
+                required=False,
+                widget=forms.Textarea(attrs={"rows": 2}),
+            )
+
+    def criterion_rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "criterion": c,
+                "levels": list(c.levels.all()),
+                "level_field": self[f"level_{c.pk}"],
+                "comment_field": self[f"comment_{c.pk}"],
+                "chosen": self._chosen(c),
+            }
+            for c in self.criteria
+        ]
+
+    def _chosen(self, criterion: Criterion) -> str:
+        value = self[f"level_{criterion.pk}"].value()
+        return "" if value in (None, "") else str(value)
+
+    def scores(self) -> list[ScoreInput]:
+        return [
+            ScoreInput(
+                criterion_id=c.pk,
+                level_id=self.cleaned_data.get(f"level_{c.pk}"),
+                comment=self.cleaned_data.get(f"comment_{c.pk}") or "",
+            )
+            for c in self.criteria
+        ]
+
+
+class RubricForm(forms.ModelForm):
+    class Meta:
+        model = Rubric
+        fields = ["title"]
+
+
+class CriterionForm(forms.ModelForm):
+    class Meta:
+        model = Criterion
+        fields = ["key", "title", "description", "position"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+
+LevelFormSet = inlineformset_factory(
+    Criterion,
+    Level,
+    fields=["key", "title", "points", "description", "position"],
+    widgets={"description": forms.Textarea(attrs={"rows": 2})},
+    extra=1,
+    can_delete=True,
+)

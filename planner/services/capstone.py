@@ -1,0 +1,128 @@
+"""Writes for the capstone worksheet: autosave a draft, submit an immutable version."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from courses.models import Course
+from planner.models import (
+    WORKSHEET_FIELDS,
+    WORKSHEET_TEXT_FIELDS,
+    CapstoneSubmission,
+    CapstoneWorksheet,
+    Grade,
+    WorkloadCard,
+)
+from planner.services.capstone_check import plan_check, plan_estimate
+
+# A plan cannot be submitted without these: the grader needs to know what it is about and
+# what it recommends.
+REQUIRED_AT_SUBMIT = ("feature", "recommendation")
+
+
+class SubmissionNotAllowed(Exception):
+    """A new version is refused while the previous one awaits its grade."""
+
+
+def worksheet_get_or_create(*, learner: User, course: Course) -> CapstoneWorksheet:
+    worksheet, _created = CapstoneWorksheet.objects.get_or_create(learner=learner, course=course)
+    return worksheet
+
+
+def worksheet_content(worksheet: CapstoneWorksheet) -> dict[str, Any]:
+    """The worksheet's fields as JSON-ready values (the content of a submitted version)."""
+    return {name: getattr(worksheet, name) for name in WORKSHEET_FIELDS}
+
+
+@transaction.atomic
+def worksheet_autosave(
+    *,
+    worksheet: CapstoneWorksheet,
+    data: dict[str, Any],
+    workload_cards: Iterable[WorkloadCard] | None = None,
+) -> CapstoneWorksheet:
+    """Save the draft's fields (only those given) and refresh the stored calculator result."""
+    for name in WORKSHEET_FIELDS:
+        if name in data:
+            value = data[name]
+            setattr(
+                worksheet, name, "" if value is None and name in WORKSHEET_TEXT_FIELDS else value
+            )
+    worksheet.full_clean(exclude=["learner", "course", "workload_cards"])
+    worksheet.calculator_result = plan_estimate(worksheet_content(worksheet))
+    worksheet.save()
+    if workload_cards is not None:
+        cards = list(workload_cards)
+        if any(card.owner_id != worksheet.learner_id for card in cards):
+            raise ValidationError({"workload_cards": _("Attach only your own workload cards.")})
+        worksheet.workload_cards.set(cards)
+    return worksheet
+
+
+def worksheet_can_submit(*, worksheet: CapstoneWorksheet) -> tuple[bool, str]:
+    """A first version any time; a new one once the latest version's grade is released."""
+    latest = worksheet.submissions.order_by("-version").first()
+    if latest is None:
+        return True, ""
+    released = Grade.objects.filter(submission=latest, status=Grade.Status.RELEASED).exists()
+    if released:
+        return True, ""
+    return False, _(
+        "Version %(version)d is waiting for its grade. You can resubmit once it is released."
+    ) % {"version": latest.version}
+
+
+def worksheet_submit(*, worksheet: CapstoneWorksheet, now: datetime) -> CapstoneSubmission:
+    """Freeze the draft as a new immutable version and run the automatic check on it."""
+    with transaction.atomic():
+        # Lock the draft so two submits at once cannot both take the same version number.
+        worksheet = (
+            CapstoneWorksheet.objects.select_for_update()
+            .select_related("course")
+            .get(pk=worksheet.pk)
+        )
+        allowed, reason = worksheet_can_submit(worksheet=worksheet)
+        if not allowed:
+            raise SubmissionNotAllowed(reason)
+        content = worksheet_content(worksheet)
+        missing = {
+            name: _("This field is required to submit.")
+            for name in REQUIRED_AT_SUBMIT
+            if not str(content.get(name) or "").strip()
+        }
+        if missing:
+            raise ValidationError(missing)
+        latest = worksheet.submissions.order_by("-version").values_list("version", flat=True)
+        version = (latest.first() or 0) + 1
+        due_at = worksheet.course.capstone_due_at
+        cards = [
+            {
+                "id": card.pk,
+                "name": card.name,
+                "kind": card.kind,
+                "model_name": card.model_name,
+                "inputs": card.inputs,
+                "result": card.result,
+            }
+            for card in worksheet.workload_cards.order_by("name")
+        ]
+        return CapstoneSubmission.objects.create(
+            worksheet=worksheet,
+            learner_id=worksheet.learner_id,
+            course_id=worksheet.course_id,
+            version=version,
+            content=content,
+            workload_cards=cards,
+            calculator_result=plan_estimate(content),
+            check_result=plan_check(content).to_dict(),
+            submitted_at=now,
+            due_at=due_at,
+            is_late=due_at is not None and now > due_at,
+        )

@@ -1,0 +1,200 @@
+"""The capstone's automatic check: recompute a plan's memory numbers with the capacity engine.
+
+It lists where the plan's own numbers disagree with the engine (weights that leave no room for KV
+cache, a stated concurrency its memory cannot hold, more users claimed than fit, weights that do
+not match parameters × precision) and which of the assumptions the source says good advice must
+name are missing. The engine (planner.capacity) does the arithmetic; this module only maps the
+worksheet onto its inputs and compares.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from planner.capacity import CapacityInputError, ServingInputs, estimate_serving
+
+# The source: "Good advice names workload, framework, model size, precision, context length,
+# batch size, concurrency, latency target, data pipeline, autoscaling behavior, and budget."
+# An assumption is named when any of the worksheet fields beside it is filled.
+ASSUMPTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("workload", ("workload_kind",)),
+    ("framework", ("framework",)),
+    ("model size", ("model_gb", "params_billion")),
+    ("precision", ("precision",)),
+    ("context length", ("context_tokens",)),
+    ("batch size", ("batch_size",)),
+    ("concurrency", ("concurrency",)),
+    ("latency target", ("latency_target",)),
+    ("data pipeline", ("data_source",)),
+    ("autoscaling behaviour", ("autoscaling",)),
+    ("budget", ("budget",)),
+)
+
+# Free-text precision (as learners write it) to the engine's precision names; first match wins.
+PRECISION_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"int\s*4|q4|4[- ]?bit|nf4|awq|gptq", re.I), "int4"),
+    (re.compile(r"int\s*8|q8|8[- ]?bit", re.I), "int8"),
+    (re.compile(r"fp\s*8|float\s*8", re.I), "fp8"),
+    (re.compile(r"bf\s*16|bfloat", re.I), "bf16"),
+    (re.compile(r"(fp|float)\s*16|half", re.I), "fp16"),
+    (re.compile(r"(fp|float)\s*32|tf32|single", re.I), "fp32"),
+)
+BYTES_PER_PARAM = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+# Weights that differ from parameters × precision by more than this share are flagged.
+WEIGHTS_TOLERANCE = 0.25
+
+
+@dataclass
+class Finding:
+    code: str
+    severity: str  # "error": the plan cannot work as written; "warning": check it
+    message: str
+
+
+@dataclass
+class PlanCheck:
+    inputs: dict[str, Any] = field(default_factory=dict)
+    estimate: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    missing_assumptions: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def codes(self) -> list[str]:
+        return [f.code for f in self.findings]
+
+
+def _number(content: dict[str, Any], key: str) -> float | None:
+    value = content.get(key)
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def precision_name(text: str) -> str | None:
+    """The engine's precision name for what the learner wrote ("BF16", "4-bit AWQ"), or None."""
+    for pattern, name in PRECISION_NAMES:
+        if pattern.search(text or ""):
+            return name
+    return None
+
+
+def plan_serving_inputs(content: dict[str, Any]) -> ServingInputs:
+    """The engine's serving inputs from the worksheet's numbers (None where the plan is silent)."""
+    kv_user = _number(content, "kv_per_user_gb")
+    context = _number(content, "context_tokens")
+    kv_token_mb = _number(content, "kv_per_token_mb")
+    if kv_user is None and context and kv_token_mb:
+        # KV per user = context tokens × KV per token (MB → GB: ÷ 1000, GB being 10^9 bytes).
+        kv_user = context * kv_token_mb / 1000
+    concurrency = _number(content, "concurrency")
+    model_gb = _number(content, "model_gb")
+    params = _number(content, "params_billion")
+    return ServingInputs(
+        gpu_memory_gb=_number(content, "gpu_memory_gb"),
+        model_gb=model_gb,
+        # Given weights win; parameters × precision fill in when the weights are not given.
+        params_b=params if model_gb is None else None,
+        weight_precision=precision_name(str(content.get("precision") or "")),
+        overhead_gb=_number(content, "overhead_gb"),
+        kv_per_user_gb=kv_user,
+        context_tokens=int(context) if context else None,
+        users=int(concurrency) if concurrency is not None else None,
+    )
+
+
+def plan_estimate(content: dict[str, Any]) -> dict[str, Any]:
+    """The calculator's result for the plan (the engine's JSON), or {} without enough numbers."""
+    try:
+        return dict(estimate_serving(plan_serving_inputs(content)).to_dict())
+    except CapacityInputError:
+        return {}
+
+
+def plan_check(content: dict[str, Any]) -> PlanCheck:
+    """Recompute the plan's memory estimate; list disagreements and missing assumptions."""
+    check = PlanCheck()
+    for label, fields in ASSUMPTIONS:
+        if not any(
+            str(content.get(f) if content.get(f) is not None else "").strip() for f in fields
+        ):
+            check.missing_assumptions.append(label)
+    inputs = plan_serving_inputs(content)
+    check.inputs = {
+        "gpu_memory_gb": inputs.gpu_memory_gb,
+        "model_gb": inputs.model_gb,
+        "params_b": inputs.params_b,
+        "weight_precision": inputs.weight_precision,
+        "overhead_gb": inputs.overhead_gb,
+        "kv_per_user_gb": inputs.kv_per_user_gb,
+        "context_tokens": inputs.context_tokens,
+        "users": inputs.users,
+    }
+    try:
+        estimate = estimate_serving(inputs)
+    except CapacityInputError as exc:
+        check.findings.append(
+            Finding(
+                "numbers_missing",
+                "warning",
+                _(
+                    "The calculator cannot recompute this plan's memory estimate (%(reason)s). "
+                    "Give GPU memory, model weights (or parameters and precision) and KV cache "
+                    "per user (or context length and KV per token)."
+                )
+                % {"reason": exc},
+            )
+        )
+        return check
+    check.estimate = dict(estimate.to_dict())
+    # The engine's warnings carry stable codes: weights_do_not_fit, no_room_for_serving (the
+    # model fits but leaves no room for KV cache), target_users_do_not_fit (the stated
+    # concurrency exceeds what its memory holds).
+    for warning in estimate.warnings:
+        check.findings.append(Finding(str(warning.code), str(warning.severity), warning.message))
+    max_users = int(estimate.max_active_users)
+    claimed = _number(content, "claimed_max_users")
+    if claimed is not None and int(claimed) > max_users:
+        check.findings.append(
+            Finding(
+                "claimed_users_exceed",
+                "error",
+                _(
+                    "The plan claims %(claimed)d active users fit; with the plan's own numbers "
+                    "the calculator finds room for %(max)d."
+                )
+                % {"claimed": int(claimed), "max": max_users},
+            )
+        )
+    model_gb = _number(content, "model_gb")
+    params = _number(content, "params_billion")
+    precision = inputs.weight_precision
+    if model_gb is not None and params is not None and precision is not None:
+        expected = params * BYTES_PER_PARAM[precision]
+        if expected > 0 and abs(model_gb - expected) / expected > WEIGHTS_TOLERANCE:
+            check.findings.append(
+                Finding(
+                    "weights_disagree",
+                    "warning",
+                    _(
+                        "The weights are given as %(model)s GB, but %(params)s B parameters at "
+                        "%(precision)s come to about %(expected)s GB."
+                    )
+                    % {
+                        "model": f"{model_gb:g}",
+                        "params": f"{params:g}",
+                        "precision": precision,
+                        "expected": f"{expected:.1f}",
+                    },
+                )
+            )
+    return check

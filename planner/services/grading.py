@@ -1,0 +1,297 @@
+"""Writes for grading: claim a submission (a time-limited lease), save, release and regrade."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from planner.models import (
+    CapstoneSubmission,
+    Criterion,
+    CriterionScore,
+    Grade,
+    GradeChange,
+    GradingClaim,
+    Level,
+)
+
+# Long enough to read a one-page plan and grade it; short enough that an abandoned claim frees
+# itself before the next grading session.
+CLAIM_LEASE = timedelta(minutes=30)
+
+
+class ClaimHeld(Exception):
+    """Another grader holds a live lease on the submission."""
+
+    def __init__(self, claim: GradingClaim) -> None:
+        self.claim = claim
+        super().__init__(
+            _("%(grader)s is grading this submission (claimed until %(until)s UTC).")
+            % {"grader": claim.grader, "until": f"{claim.expires_at:%H:%M}"}
+        )
+
+
+class ClaimRequired(Exception):
+    """Grading needs a live claim held by the grader."""
+
+
+class GradeReleasedError(Exception):
+    """A released grade changes only through a recorded regrade."""
+
+
+@dataclass(frozen=True)
+class ScoreInput:
+    criterion_id: int
+    level_id: int | None
+    comment: str = ""
+
+
+def submission_claim(*, grader: User, submission_id: int, now: datetime) -> GradingClaim:
+    """Lease the submission to the grader; refuse while another grader's lease is live.
+
+    The submission row is locked for the decision, so of two graders claiming at once the
+    second waits, then sees the first one's claim. The grader's own live claim is renewed;
+    an expired claim of anyone is taken over.
+    """
+    with transaction.atomic():
+        submission = CapstoneSubmission.objects.select_for_update().get(pk=submission_id)
+        claim = GradingClaim.objects.select_related("grader").filter(submission=submission).first()
+        if claim is not None and claim.grader_id != grader.pk and claim.expires_at > now:
+            raise ClaimHeld(claim)
+        if claim is None:
+            return GradingClaim.objects.create(
+                submission=submission, grader=grader, claimed_at=now, expires_at=now + CLAIM_LEASE
+            )
+        if claim.grader_id != grader.pk:
+            claim.grader = grader
+            claim.claimed_at = now
+        claim.expires_at = now + CLAIM_LEASE
+        claim.save()
+        return claim
+
+
+def submission_unclaim(*, grader: User, submission_id: int) -> None:
+    """Give up one's own claim (someone else's is left alone)."""
+    GradingClaim.objects.filter(submission_id=submission_id, grader=grader).delete()
+
+
+def _require_claim(*, grader: User, submission: CapstoneSubmission, now: datetime) -> None:
+    claim = GradingClaim.objects.filter(submission=submission).first()
+    if claim is None or claim.grader_id != grader.pk or claim.expires_at <= now:
+        raise ClaimRequired(
+            _("Claim this submission before grading it; your claim may have expired.")
+        )
+    # Working on it renews the lease.
+    claim.expires_at = now + CLAIM_LEASE
+    claim.save(update_fields=["expires_at"])
+
+
+def _snapshot(grade: Grade) -> dict[str, Any]:
+    state: dict[str, Any] = {"overall_feedback": grade.overall_feedback}
+    for score in grade.scores.select_related("criterion", "level"):
+        key = score.criterion.key
+        state[f"{key}.level"] = score.level.key if score.level else None
+        state[f"{key}.comment"] = score.comment
+    return state
+
+
+def _diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+    return {
+        key: [before.get(key), after.get(key)]
+        for key in sorted(set(before) | set(after))
+        if before.get(key) != after.get(key)
+    }
+
+
+def _apply(*, grade: Grade, scores: list[ScoreInput], overall_feedback: str) -> None:
+    """Write the levels, comments and feedback; recompute the total from the levels' points."""
+    criteria = {
+        c.pk: c
+        for c in Criterion.objects.filter(
+            rubric__course_id=grade.submission.course_id
+        ).prefetch_related("levels")
+    }
+    for item in scores:
+        criterion = criteria.get(item.criterion_id)
+        if criterion is None:
+            raise ValidationError(_("That criterion is not in this course's rubric."))
+        level: Level | None = None
+        if item.level_id is not None:
+            level = next((lv for lv in criterion.levels.all() if lv.pk == item.level_id), None)
+            if level is None:
+                raise ValidationError(
+                    _("%(criterion)s: choose one of its own levels.") % {"criterion": criterion}
+                )
+        CriterionScore.objects.update_or_create(
+            grade=grade,
+            criterion=criterion,
+            defaults={
+                "level": level,
+                "points": level.points if level else 0,
+                "comment": item.comment.strip(),
+            },
+        )
+    grade.overall_feedback = overall_feedback.strip()
+    grade.total_points = sum(s.points for s in grade.scores.filter(level__isnull=False))
+    grade.max_points = sum(
+        max((lv.points for lv in c.levels.all()), default=0) for c in criteria.values()
+    )
+    grade.save()
+
+
+def _locked_submission(submission_id: int) -> CapstoneSubmission:
+    return CapstoneSubmission.objects.select_for_update().get(pk=submission_id)
+
+
+def _enqueue_release_email(grade: Grade) -> None:
+    from planner.tasks import grade_released_notify
+
+    transaction.on_commit(lambda: grade_released_notify.delay(grade.pk))
+
+
+def grade_save_draft(
+    *,
+    grader: User,
+    submission_id: int,
+    scores: list[ScoreInput],
+    overall_feedback: str,
+    now: datetime,
+) -> Grade:
+    """Save the grade as a draft the learner cannot see. Needs the grader's live claim."""
+    with transaction.atomic():
+        submission = _locked_submission(submission_id)
+        _require_claim(grader=grader, submission=submission, now=now)
+        grade, _created = Grade.objects.get_or_create(
+            submission=submission, defaults={"grader": grader}
+        )
+        if grade.status == Grade.Status.RELEASED:
+            raise GradeReleasedError(_("This grade is released: change it with a regrade."))
+        before = _snapshot(grade)
+        grade.grader = grader
+        _apply(grade=grade, scores=scores, overall_feedback=overall_feedback)
+        GradeChange.objects.create(
+            grade=grade,
+            actor=grader,
+            action=GradeChange.Action.DRAFT_SAVED,
+            changes=_diff(before, _snapshot(grade)),
+            at=now,
+        )
+        return grade
+
+
+def _require_complete(grade: Grade) -> None:
+    criteria = Criterion.objects.filter(rubric__course_id=grade.submission.course_id)
+    scored = set(grade.scores.filter(level__isnull=False).values_list("criterion_id", flat=True))
+    missing = [str(c) for c in criteria if c.pk not in scored]
+    if not criteria.exists():
+        raise ValidationError(_("This course has no rubric criteria to grade against."))
+    if missing:
+        raise ValidationError(
+            _("Choose a level for every criterion before releasing: %(missing)s.")
+            % {"missing": ", ".join(missing)}
+        )
+
+
+def grade_release(
+    *,
+    grader: User,
+    submission_id: int,
+    now: datetime,
+    scores: list[ScoreInput] | None = None,
+    overall_feedback: str | None = None,
+) -> Grade:
+    """Release the grade to the learner (saving the given scores first) and email them."""
+    with transaction.atomic():
+        if scores is not None:
+            grade = grade_save_draft(
+                grader=grader,
+                submission_id=submission_id,
+                scores=scores,
+                overall_feedback=overall_feedback or "",
+                now=now,
+            )
+        submission = _locked_submission(submission_id)
+        _require_claim(grader=grader, submission=submission, now=now)
+        grade = Grade.objects.select_related("submission").get(submission=submission)
+        if grade.status == Grade.Status.RELEASED:
+            raise GradeReleasedError(_("This grade is already released."))
+        _require_complete(grade)
+        grade.status = Grade.Status.RELEASED
+        grade.released_at = now
+        grade.grader = grader
+        grade.save()
+        GradeChange.objects.create(
+            grade=grade,
+            actor=grader,
+            action=GradeChange.Action.RELEASED,
+            changes={"status": [Grade.Status.DRAFT, Grade.Status.RELEASED]},
+            at=now,
+        )
+        GradingClaim.objects.filter(submission=submission).delete()
+        _enqueue_release_email(grade)
+        return grade
+
+
+def grade_regrade(
+    *,
+    grader: User,
+    submission_id: int,
+    scores: list[ScoreInput],
+    overall_feedback: str,
+    now: datetime,
+) -> Grade:
+    """Change a released grade: recorded (who, when, what changed) and the learner is emailed."""
+    with transaction.atomic():
+        submission = _locked_submission(submission_id)
+        _require_claim(grader=grader, submission=submission, now=now)
+        grade = Grade.objects.select_related("submission").get(submission=submission)
+        if grade.status != Grade.Status.RELEASED:
+            raise ValidationError(_("Only a released grade is regraded; save the draft instead."))
+        before = {**_snapshot(grade), "total_points": grade.total_points}
+        _apply(grade=grade, scores=scores, overall_feedback=overall_feedback)
+        _require_complete(grade)
+        changes = _diff(before, {**_snapshot(grade), "total_points": grade.total_points})
+        if not changes:
+            return grade
+        grade.grader = grader
+        grade.released_at = now
+        grade.save()
+        GradeChange.objects.create(
+            grade=grade, actor=grader, action=GradeChange.Action.REGRADED, changes=changes, at=now
+        )
+        _enqueue_release_email(grade)
+        return grade
+
+
+def grade_release_email_send(*, grade_id: int) -> bool:
+    """Email the learner that their grade is out. Only a released grade is ever sent."""
+    grade = (
+        Grade.objects.select_related("submission__learner", "submission__course")
+        .filter(pk=grade_id, status=Grade.Status.RELEASED)
+        .first()
+    )
+    if grade is None:
+        return False
+    submission = grade.submission
+    context = {
+        "grade": grade,
+        "submission": submission,
+        "learner": submission.learner,
+        "course": submission.course,
+        "url": settings.SITE_URL
+        + reverse("capstone:submission", kwargs={"submission_id": submission.pk}),
+    }
+    subject = render_to_string("planner/email/grade_released_subject.txt", context).strip()
+    body = render_to_string("planner/email/grade_released.txt", context)
+    send_mail(subject, body, None, [submission.learner.email])
+    return True

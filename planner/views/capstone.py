@@ -1,0 +1,132 @@
+"""Learner pages of the capstone: the list, the worksheet (autosaved), submit, a version's page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.http import AuthenticatedHttpRequest
+from planner.forms.capstone import WorksheetForm
+from planner.selectors.capstone import (
+    capstone_courses_for,
+    capstone_overview_for,
+    released_grade_for,
+    submission_content_rows,
+    submissions_for_learner,
+)
+from planner.services.capstone import (
+    SubmissionNotAllowed,
+    worksheet_autosave,
+    worksheet_can_submit,
+    worksheet_get_or_create,
+    worksheet_submit,
+)
+
+WORKSHEET_TEMPLATE = "planner/capstone/worksheet.html"
+
+
+@require_GET
+@login_required
+def capstone_list(request: AuthenticatedHttpRequest) -> HttpResponse:
+    rows = capstone_overview_for(learner=request.user)
+    return render(request, "planner/capstone/list.html", {"rows": rows})
+
+
+def _worksheet_page(
+    request: AuthenticatedHttpRequest, course_slug: str, form: WorksheetForm | None = None
+) -> HttpResponse:
+    course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
+    worksheet = worksheet_get_or_create(learner=request.user, course=course)
+    form = form or WorksheetForm(instance=worksheet, learner=request.user)
+    can_submit, submit_blocked_reason = worksheet_can_submit(worksheet=worksheet)
+    context = {
+        "course": course,
+        "worksheet": worksheet,
+        "form": form,
+        "can_submit": can_submit,
+        "submit_blocked_reason": submit_blocked_reason,
+        "submissions": worksheet.submissions.order_by("-version"),
+    }
+    return render(request, WORKSHEET_TEMPLATE, context, status=400 if form.errors else 200)
+
+
+@require_GET
+@login_required
+def worksheet(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    return _worksheet_page(request, course_slug)
+
+
+@require_POST
+@login_required
+def worksheet_save(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    """Autosave (htmx, answers with the "Saved at …" status) or the Save draft button."""
+    course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
+    draft = worksheet_get_or_create(learner=request.user, course=course)
+    form = WorksheetForm(request.POST, instance=draft, learner=request.user)
+    saved = None
+    if form.is_valid():
+        try:
+            saved = worksheet_autosave(
+                worksheet=draft,
+                data=form.cleaned_data,
+                workload_cards=form.cleaned_data["workload_cards"],
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+    if request.htmx:
+        return render(
+            request,
+            f"{WORKSHEET_TEMPLATE}#save_status",
+            {"worksheet": saved or draft, "form": form, "saved": saved is not None},
+        )
+    if saved is None:
+        return _worksheet_page(request, course_slug, form)
+    messages.success(request, _("Draft saved."))
+    return redirect("capstone:worksheet", course_slug=course.slug)
+
+
+@require_POST
+@login_required
+def worksheet_submit_view(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    """Save what is on the page, then freeze it as a new submitted version."""
+    course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
+    draft = worksheet_get_or_create(learner=request.user, course=course)
+    form = WorksheetForm(request.POST, instance=draft, learner=request.user)
+    if not form.is_valid():
+        return _worksheet_page(request, course_slug, form)
+    try:
+        worksheet_autosave(
+            worksheet=draft,
+            data=form.cleaned_data,
+            workload_cards=form.cleaned_data["workload_cards"],
+        )
+        submission = worksheet_submit(worksheet=draft, now=timezone.now())
+    except SubmissionNotAllowed as exc:
+        messages.error(request, str(exc))
+        return redirect("capstone:worksheet", course_slug=course.slug)
+    except ValidationError as exc:
+        form.add_error(None, exc)
+        return _worksheet_page(request, course_slug, form)
+    messages.success(request, _("Version %(version)d submitted.") % {"version": submission.version})
+    return redirect("capstone:submission", submission_id=submission.pk)
+
+
+@require_GET
+@login_required
+def submission_detail(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse:
+    submission = get_object_or_404(submissions_for_learner(learner=request.user), pk=submission_id)
+    grade = released_grade_for(submission=submission)
+    context = {
+        "submission": submission,
+        "rows": submission_content_rows(submission.content),
+        "check": submission.check_result,
+        "grade": grade,
+        "scores": list(grade.scores.all()) if grade else [],
+    }
+    return render(request, "planner/capstone/submission.html", context)

@@ -1,0 +1,281 @@
+"""Instructor pages of the capstone: grading queue, claim, grade by rubric, rubric editing, CSV."""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.decorators import instructor_required
+from accounts.http import AuthenticatedHttpRequest
+from planner.forms.capstone import CriterionForm, GradeForm, LevelFormSet, RubricForm
+from planner.models import CapstoneSubmission, Criterion, Grade
+from planner.selectors.capstone import submission_content_rows
+from planner.selectors.grading import (
+    QUEUE_STATUSES,
+    courses_taught_by,
+    grade_for,
+    grades_csv_rows,
+    live_claim_for,
+    rubric_for,
+    submissions_for_grader,
+)
+from planner.selectors.grading import (
+    grading_queue as grading_queue_select,
+)
+from planner.services.capstone_rubric import (
+    criterion_delete,
+    criterion_save,
+    rubric_ensure,
+    rubric_update,
+)
+from planner.services.grading import (
+    ClaimHeld,
+    ClaimRequired,
+    GradeReleasedError,
+    grade_regrade,
+    grade_release,
+    grade_save_draft,
+    submission_claim,
+    submission_unclaim,
+)
+
+
+@require_GET
+@instructor_required
+def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
+    courses = list(courses_taught_by(user=request.user))
+    course_id = request.GET.get("course", "")
+    status = request.GET.get("status", "")
+    selected = next((c for c in courses if str(c.pk) == course_id), None)
+    if status not in dict(QUEUE_STATUSES):
+        status = ""
+    rows = grading_queue_select(
+        user=request.user,
+        now=timezone.now(),
+        course_id=selected.pk if selected else None,
+        status=status or None,
+    )
+    context = {
+        "courses": courses,
+        "selected_course": selected,
+        "status": status,
+        "statuses": QUEUE_STATUSES,
+        "rows": rows,
+        "now": timezone.now(),
+    }
+    return render(request, "planner/capstone/grading_queue.html", context)
+
+
+def _submission_for(request: AuthenticatedHttpRequest, submission_id: int) -> CapstoneSubmission:
+    return get_object_or_404(submissions_for_grader(user=request.user), pk=submission_id)
+
+
+@require_POST
+@instructor_required
+def claim(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse:
+    submission = _submission_for(request, submission_id)
+    try:
+        submission_claim(grader=request.user, submission_id=submission.pk, now=timezone.now())
+    except ClaimHeld as exc:
+        messages.error(request, str(exc))
+        return redirect("capstone:grade", submission_id=submission.pk)
+    messages.success(request, _("Claimed: it is yours to grade for the next 30 minutes."))
+    return redirect("capstone:grade", submission_id=submission.pk)
+
+
+@require_POST
+@instructor_required
+def unclaim(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse:
+    submission = _submission_for(request, submission_id)
+    submission_unclaim(grader=request.user, submission_id=submission.pk)
+    messages.success(request, _("Claim given up."))
+    return redirect("capstone:grading_queue")
+
+
+def _grade_page(
+    request: AuthenticatedHttpRequest,
+    submission: CapstoneSubmission,
+    form: GradeForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    now = timezone.now()
+    rubric = rubric_for(course=submission.course)
+    criteria = list(rubric.criteria.all()) if rubric else []
+    grade = grade_for(submission=submission)
+    if form is None:
+        initial: dict[str, object] = {}
+        if grade is not None:
+            initial["overall_feedback"] = grade.overall_feedback
+            for score in grade.scores.all():
+                initial[f"level_{score.criterion_id}"] = score.level_id
+                initial[f"comment_{score.criterion_id}"] = score.comment
+        form = GradeForm(initial=initial, criteria=criteria)
+    claim_obj = live_claim_for(submission=submission, now=now)
+    context = {
+        "submission": submission,
+        "rows": submission_content_rows(submission.content),
+        "check": submission.check_result,
+        "rubric": rubric,
+        "form": form,
+        "grade": grade,
+        "claim": claim_obj,
+        "mine": claim_obj is not None and claim_obj.grader_id == request.user.pk,
+        "released": grade is not None and grade.status == Grade.Status.RELEASED,
+        "changes": list(grade.changes.all()[:20]) if grade else [],
+        "max_points": sum(max((lv.points for lv in c.levels.all()), default=0) for c in criteria),
+    }
+    return render(request, "planner/capstone/grade.html", context, status=status)
+
+
+@require_GET
+@instructor_required
+def grade(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse:
+    return _grade_page(request, _submission_for(request, submission_id))
+
+
+@require_POST
+@instructor_required
+def grade_save(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse:
+    """One form, three buttons: save draft, release, or regrade a released grade."""
+    submission = _submission_for(request, submission_id)
+    rubric = rubric_for(course=submission.course)
+    form = GradeForm(request.POST, criteria=list(rubric.criteria.all()) if rubric else [])
+    if not form.is_valid():
+        return _grade_page(request, submission, form, status=400)
+    action = request.POST.get("action", "draft")
+    now = timezone.now()
+    scores = form.scores()
+    feedback = form.cleaned_data["overall_feedback"]
+    try:
+        if action == "release":
+            grade_release(
+                grader=request.user,
+                submission_id=submission.pk,
+                now=now,
+                scores=scores,
+                overall_feedback=feedback,
+            )
+            messages.success(request, _("Grade released; the learner is being emailed."))
+            return redirect("capstone:grading_queue")
+        if action == "regrade":
+            grade_regrade(
+                grader=request.user,
+                submission_id=submission.pk,
+                scores=scores,
+                overall_feedback=feedback,
+                now=now,
+            )
+            messages.success(request, _("Regrade recorded; the learner is being emailed."))
+        else:
+            grade_save_draft(
+                grader=request.user,
+                submission_id=submission.pk,
+                scores=scores,
+                overall_feedback=feedback,
+                now=now,
+            )
+            messages.success(
+                request, _("Draft saved. The learner cannot see it until you release it.")
+            )
+    except (ClaimRequired, GradeReleasedError) as exc:
+        form.add_error(None, str(exc))
+        return _grade_page(request, submission, form, status=409)
+    except ValidationError as exc:
+        form.add_error(None, exc)
+        return _grade_page(request, submission, form, status=400)
+    return redirect("capstone:grade", submission_id=submission.pk)
+
+
+@require_GET
+@instructor_required
+def grades_export(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    header, rows = grades_csv_rows(course=course)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{course.slug}-capstone-grades.csv"'
+    writer = csv.writer(response)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def rubric_edit(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    """The course's rubric: its title, its criteria (each links to its levels), add a criterion."""
+    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    rubric = rubric_ensure(course=course)
+    rubric_form = RubricForm(instance=rubric, prefix="rubric")
+    criterion_form = CriterionForm(prefix="new", initial={"position": rubric.criteria.count() + 1})
+    if request.method == "POST":
+        if "rubric-title" in request.POST:
+            rubric_form = RubricForm(request.POST, instance=rubric, prefix="rubric")
+            if rubric_form.is_valid():
+                rubric_update(rubric=rubric, title=rubric_form.cleaned_data["title"])
+                messages.success(request, _("Rubric saved."))
+                return redirect("capstone:rubric", course_slug=course.slug)
+        else:
+            criterion_form = CriterionForm(
+                request.POST, prefix="new", instance=Criterion(rubric=rubric)
+            )
+            if criterion_form.is_valid():
+                created = criterion_save(
+                    rubric=rubric, criterion=None, data=criterion_form.cleaned_data
+                )
+                messages.success(request, _("Criterion added: now give it levels."))
+                return redirect(
+                    "capstone:criterion", course_slug=course.slug, criterion_id=created.pk
+                )
+    context = {
+        "course": course,
+        "rubric": rubric_for(course=course),
+        "rubric_form": rubric_form,
+        "criterion_form": criterion_form,
+    }
+    status = 400 if rubric_form.errors or criterion_form.errors else 200
+    return render(request, "planner/capstone/rubric.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def criterion_edit(
+    request: AuthenticatedHttpRequest, course_slug: str, criterion_id: int
+) -> HttpResponse:
+    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    criterion = get_object_or_404(Criterion, pk=criterion_id, rubric__course=course)
+    form = CriterionForm(instance=criterion)
+    levels = LevelFormSet(instance=criterion)
+    if request.method == "POST":
+        if request.POST.get("action") == "delete":
+            try:
+                criterion_delete(criterion=criterion)
+            except ValidationError as exc:
+                messages.error(request, " ".join(exc.messages))
+                return redirect(
+                    "capstone:criterion", course_slug=course.slug, criterion_id=criterion.pk
+                )
+            messages.success(request, _("Criterion deleted."))
+            return redirect("capstone:rubric", course_slug=course.slug)
+        form = CriterionForm(request.POST, instance=criterion)
+        levels = LevelFormSet(request.POST, instance=criterion)
+        if form.is_valid() and levels.is_valid():
+            try:
+                criterion_save(rubric=criterion.rubric, criterion=criterion, data=form.cleaned_data)
+                levels.save()
+            except ValidationError as exc:
+                form.add_error(None, exc)
+            else:
+                messages.success(request, _("Criterion and levels saved."))
+                return redirect(
+                    "capstone:criterion", course_slug=course.slug, criterion_id=criterion.pk
+                )
+    context = {"course": course, "criterion": criterion, "form": form, "levels": levels}
+    status = 400 if form.errors or levels.total_error_count() else 200
+    return render(request, "planner/capstone/criterion.html", context, status=status)

@@ -1,0 +1,101 @@
+"""The automatic check recomputes a plan's memory numbers with the capacity engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.services.capstone_check import plan_check, plan_estimate, precision_name
+from tests.planner.factories import GOOD_PLAN
+
+
+def test_plan_whose_memory_cannot_hold_its_concurrency_is_flagged() -> None:
+    """24 GB − 14 GB − 3 GB leaves 7 GB: room for 11 users at 0.6 GB, not the 20 the plan states."""
+    check = plan_check({**GOOD_PLAN, "concurrency": 20})
+    assert check.estimate["max_active_users"] == 11
+    assert check.estimate["available_for_cache_gb"] == pytest.approx(7.0)
+    flagged = [f for f in check.findings if f.code == "target_users_do_not_fit"]
+    assert flagged and flagged[0].severity == "error"
+    assert "20 users" in flagged[0].message
+
+
+def test_plan_within_its_memory_has_no_findings() -> None:
+    """The baseline at 10 users with every number consistent disagrees with nothing."""
+    check = plan_check(GOOD_PLAN)
+    assert check.findings == []
+    assert check.missing_assumptions == []
+
+
+def test_weights_that_leave_no_room_for_kv_cache_are_flagged() -> None:
+    """A plan whose weights and overhead fill the GPU cannot serve one user."""
+    check = plan_check({**GOOD_PLAN, "model_gb": 20.8, "params_billion": None, "concurrency": 1})
+    assert "no_room_for_serving" in check.codes
+    assert check.estimate["max_active_users"] == 0
+
+
+def test_weights_larger_than_the_gpu_are_flagged() -> None:
+    check = plan_check({**GOOD_PLAN, "model_gb": 30, "params_billion": None})
+    assert "weights_do_not_fit" in check.codes
+
+
+def test_claimed_users_above_the_engines_max_are_flagged() -> None:
+    check = plan_check({**GOOD_PLAN, "claimed_max_users": 25})
+    finding = next(f for f in check.findings if f.code == "claimed_users_exceed")
+    assert "25" in finding.message and "11" in finding.message
+
+
+def test_weights_inconsistent_with_params_and_precision_are_flagged() -> None:
+    """7 B parameters at int8 is about 7 GB, not the 14 GB the plan writes."""
+    check = plan_check({**GOOD_PLAN, "params_billion": 7})
+    assert "weights_disagree" in check.codes
+
+
+def test_weights_computed_from_parameters_and_precision_when_not_given() -> None:
+    """7 B at BF16 is 14 GB of weights; 8000 tokens × 0.075 MB is 0.6 GB KV per user."""
+    content = {
+        **GOOD_PLAN,
+        "model_gb": None,
+        "params_billion": 7,
+        "precision": "BF16",
+        "kv_per_user_gb": None,
+        "context_tokens": 8000,
+        "kv_per_token_mb": 0.075,
+    }
+    estimate = plan_estimate(content)
+    assert estimate["weights_gb"] == pytest.approx(14.0)
+    assert estimate["kv_cache_per_user_gb"] == pytest.approx(0.6)
+    assert estimate["max_active_users"] == 11
+
+
+def test_missing_assumptions_are_named() -> None:
+    """Every assumption the source lists that the plan leaves empty is named, and only those."""
+    content = {**GOOD_PLAN, "framework": "", "budget": "  ", "batch_size": None, "autoscaling": ""}
+    check = plan_check(content)
+    assert check.missing_assumptions == [
+        "framework",
+        "batch size",
+        "autoscaling behaviour",
+        "budget",
+    ]
+
+
+def test_plan_without_numbers_says_what_is_needed() -> None:
+    check = plan_check({"feature": "Nightly embeddings"})
+    assert check.codes == ["numbers_missing"]
+    assert check.estimate == {}
+    assert len(check.missing_assumptions) == 11
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("BF16", "bf16"),
+        ("fp16", "fp16"),
+        ("4-bit AWQ", "int4"),
+        ("INT8", "int8"),
+        ("FP8", "fp8"),
+        ("fp32", "fp32"),
+        ("", None),
+    ],
+)
+def test_precision_names_from_free_text(text: str, name: str | None) -> None:
+    assert precision_name(text) == name
