@@ -27,6 +27,9 @@ from typing import Any
 
 MANIFEST = "course.toml"
 SLUG_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
+# Lesson and course slugs share URL space with these paths (courses/urls.py).
+RESERVED_LESSON_SLUGS = frozenset({"enroll", "resume"})
+RESERVED_COURSE_SLUGS = frozenset({"teaching"})
 KINDS = ("multiple_choice", "numeric", "free_recall")
 
 Path_ = tuple[str | int, ...]
@@ -242,7 +245,9 @@ class _Table:
     def _wrong(self, key: str, what: str) -> ContentError:
         return self.doc.error((*self.path, key), f"'{_dotted((*self.path, key))}' must be {what}")
 
-    def text(self, key: str, *, required: bool = True, default: str = "") -> str:
+    def text(
+        self, key: str, *, required: bool = True, default: str = "", max_length: int | None = None
+    ) -> str:
         if key not in self.data:
             if required:
                 raise self._missing(key)
@@ -253,12 +258,22 @@ class _Table:
         value = value.strip()
         if required and not value:
             raise self._wrong(key, "a non-empty string")
+        if max_length is not None and len(value) > max_length:
+            raise self._wrong(key, f"at most {max_length} characters long (got {len(value)})")
         return value
 
-    def slug(self, key: str) -> str:
+    def slug(
+        self, key: str, *, max_length: int = 50, reserved: frozenset[str] = frozenset()
+    ) -> str:
         value = self.text(key)
-        if not SLUG_RE.match(value) or len(value) > 50:
-            raise self._wrong(key, "a slug (letters, digits, - and _, at most 50 characters)")
+        if not SLUG_RE.match(value) or len(value) > max_length:
+            raise self._wrong(
+                key, f"a slug (letters, digits, - and _, at most {max_length} characters)"
+            )
+        if value in reserved:
+            raise self._wrong(
+                key, f"a slug other than {', '.join(sorted(reserved))} (used by URLs)"
+            )
         return value
 
     def boolean(self, key: str, *, default: bool) -> bool:
@@ -386,7 +401,7 @@ def _load_items(file: Path) -> tuple[ItemSpec, ...]:
             for c in choice_tables:
                 choices.append(
                     ChoiceSpec(
-                        key=c.slug("key"),
+                        key=c.slug("key", max_length=40),
                         text=c.text("text"),
                         is_correct=c.boolean("is_correct", default=False),
                         reason=c.text("reason", required=False),
@@ -409,12 +424,12 @@ def _load_items(file: Path) -> tuple[ItemSpec, ...]:
             t.text("model_answer")
         items.append(
             ItemSpec(
-                key=t.slug("key"),
+                key=t.slug("key", max_length=100),
                 kind=kind,
                 prompt=t.text("prompt"),
                 explanation=t.text("explanation", required=False),
                 expected_value=expected,
-                unit=t.text("unit", required=False),
+                unit=t.text("unit", required=False, max_length=40),
                 tolerance=t.number("tolerance", default=0.0, low=0),
                 model_answer=t.text("model_answer", required=False),
                 choices=tuple(choices),
@@ -458,8 +473,8 @@ def course_content_load(*, folder: Path) -> CourseSpec:
                 files.append(quiz_file)
                 items = _load_items(quiz_file)
             lesson = LessonSpec(
-                slug=lt.slug("slug"),
-                title=lt.text("title"),
+                slug=lt.slug("slug", reserved=RESERVED_LESSON_SLUGS),
+                title=lt.text("title", max_length=200),
                 objective=lt.text("objective"),
                 decision=lt.text("decision", required=False),
                 estimated_minutes=lt.integer("estimated_minutes", default=10, low=1),
@@ -469,7 +484,9 @@ def course_content_load(*, folder: Path) -> CourseSpec:
             lessons.append(lesson)
             all_lessons.append((lt, lesson.slug))
         modules.append(
-            ModuleSpec(slug=m.slug("slug"), title=m.text("title"), lessons=tuple(lessons))
+            ModuleSpec(
+                slug=m.slug("slug"), title=m.text("title", max_length=200), lessons=tuple(lessons)
+            )
         )
     _unique(module_tables, "slug", [m.slug for m in modules], "module slug")
     # Lesson URLs are /courses/<course>/<lesson>/, so lesson slugs are unique in the course.
@@ -484,8 +501,8 @@ def course_content_load(*, folder: Path) -> CourseSpec:
             level_tables = ct.tables("levels", LEVEL_KEYS)
             levels = [
                 LevelSpec(
-                    key=lv.slug("key"),
-                    title=lv.text("title"),
+                    key=lv.slug("key", max_length=60),
+                    title=lv.text("title", max_length=120),
                     points=lv.integer("points"),
                     description=lv.text("description", required=False),
                 )
@@ -496,14 +513,14 @@ def course_content_load(*, folder: Path) -> CourseSpec:
                 raise ct.doc.error((*ct.path, "levels"), "a criterion needs 2 levels or more")
             criteria.append(
                 CriterionSpec(
-                    key=ct.slug("key"),
-                    title=ct.text("title"),
+                    key=ct.slug("key", max_length=60),
+                    title=ct.text("title", max_length=200),
                     description=ct.text("description", required=False),
                     levels=tuple(levels),
                 )
             )
         _unique(criterion_tables, "key", [c.key for c in criteria], "criterion key")
-        rubric = RubricSpec(title=rt.text("title"), criteria=tuple(criteria))
+        rubric = RubricSpec(title=rt.text("title", max_length=200), criteria=tuple(criteria))
 
     digest = hashlib.sha256()
     for f in files:
@@ -513,8 +530,8 @@ def course_content_load(*, folder: Path) -> CourseSpec:
         digest.update(b"\0")
 
     return CourseSpec(
-        slug=course.slug("slug"),
-        title=course.text("title"),
+        slug=course.slug("slug", reserved=RESERVED_COURSE_SLUGS),
+        title=course.text("title", max_length=200),
         summary=course.text("summary", required=False),
         is_published=course.boolean("is_published", default=True),
         desired_retention=sched.number("desired_retention", default=0.9, low=0.7, high=0.97),

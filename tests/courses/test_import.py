@@ -1,0 +1,291 @@
+"""import_course: the shipped folder, idempotence, precise failures, and learner data kept."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+from django.core import serializers
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
+from courses.services.importer import course_import
+from planner.models import Criterion, Level, Rubric
+from quizzes.models import Choice, QuizItem, RecallSchedule
+from tests.courses.conftest import SHIPPED
+from tests.factories import (
+    EnrollmentFactory,
+    LessonProgressFactory,
+    RecallScheduleFactory,
+    UserFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+CONTENT_MODELS = [Course, Module, Lesson, QuizItem, Choice, Rubric, Criterion, Level]
+
+
+def run_import(path: Path) -> str:
+    out = io.StringIO()
+    call_command("import_course", str(path), stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def database_snapshot() -> str:
+    """Every row of every courses, quizzes and planner table, serialised: equal means unchanged."""
+    rows = []
+    for label in ("courses", "quizzes", "planner"):
+        for model in apps.get_app_config(label).get_models():
+            rows.append(serializers.serialize("json", model.objects.order_by("pk")))
+    return "\n".join(rows)
+
+
+def test_shipped_folder_yields_one_course_with_modules_lessons_tables_and_code() -> None:
+    """The shipped folder imports as 1 course, 3 modules, 5 lessons, with tables and highlighted code."""
+    output = run_import(SHIPPED)
+
+    assert "Created course 'gpus-tpus-ai-hardware'" in output
+    course = Course.objects.get()
+    assert course.title == "GPUs, TPUs, and AI Hardware"
+    assert course.desired_retention == 0.9
+    assert course.learning_steps_minutes == [1, 10]
+    assert course.maximum_interval_days == 365
+    assert [m.slug for m in course.modules.order_by("position")] == [
+        "workloads",
+        "memory-and-hardware-paths",
+        "planning-and-recall",
+    ]
+    lessons = list(
+        Lesson.objects.filter(module__course=course).order_by("module__position", "position")
+    )
+    assert [lesson.slug for lesson in lessons] == [
+        "workload-types",
+        "memory-consumers",
+        "hardware-paths",
+        "practical-estimate",
+        "recall-capstone",
+    ]
+    assert lessons[0].objective == "Separate training, batch inference, and interactive serving."
+    assert lessons[2].decision.startswith("Choose the right level of rigor")
+    tables = [lesson.slug for lesson in lessons if "<table>" in lesson.body_html]
+    assert tables == ["memory-consumers", "hardware-paths"]
+    assert '<div class="table-wrap">' in lessons[1].body_html
+    assert "<th>Likely limiter</th>" in lessons[1].body_html
+    assert "<th>Watch out</th>" in lessons[2].body_html
+    estimate = lessons[3].body_html
+    assert '<pre class="highlight"><code class="language-python">' in estimate
+    assert '<span class="n">kv_cache_per_user_gb</span>' in estimate
+    assert (
+        'href="/planner/?estimate=serving&amp;gpu_memory_gb=24&amp;model_gb=14'
+        '&amp;overhead_gb=3&amp;kv_per_user_gb=0.6"'
+    ) in estimate
+
+
+def test_quiz_items_and_rubric_are_imported_with_their_lessons(course: Course) -> None:
+    """Every lesson has at least three items; the source's questions are there; the rubric too."""
+    for lesson in Lesson.objects.filter(module__course=course):
+        assert lesson.quiz_items.count() >= 3, lesson.slug
+    numeric = QuizItem.objects.get(key="planning-function-max-users")
+    assert (numeric.kind, numeric.expected_value, numeric.unit, numeric.tolerance) == (
+        "numeric",
+        11,
+        "users",
+        0,
+    )
+    for key in [
+        "chatbot-two-second-workload",
+        "seventy-b-on-eighty-gb",
+        "spiky-traffic-cost",
+        "incomplete-advice",
+        "weights-fit-so-it-serves",
+    ]:
+        item = QuizItem.objects.get(key=key)
+        assert item.kind == "multiple_choice" and item.explanation
+        assert item.choices.filter(is_correct=True).exists()
+        wrong = item.choices.filter(is_correct=False)
+        assert wrong.count() >= 2 and all(c.reason for c in wrong)
+    for key in [
+        "capacity-during-spikes",
+        "answer-without-notes",
+        "reconstruct-fit-loop",
+        "return-to-module-one",
+    ]:
+        assert QuizItem.objects.get(key=key).kind == "free_recall"
+    rubric = Rubric.objects.get(course=course)
+    assert [c.key for c in rubric.criteria.order_by("position")] == [
+        "workload-classification",
+        "memory-and-kv-estimate",
+        "latency-and-throughput",
+        "cost-per-useful-result",
+        "failure-case-and-load-test",
+        "operability",
+    ]
+    for criterion in rubric.criteria.all():
+        points = [level.points for level in criterion.levels.order_by("position")]
+        assert 3 <= len(points) <= 4 and points == sorted(points)
+
+
+def test_second_import_reports_no_changes_and_writes_nothing(course: Course) -> None:
+    """Importing the same folder again prints "No changes" and issues no INSERT/UPDATE/DELETE."""
+    before = database_snapshot()
+    with CaptureQueriesContext(connection) as queries:
+        output = run_import(SHIPPED)
+
+    assert "No changes" in output
+    writes = [q["sql"] for q in queries if re.match(r"\s*(INSERT|UPDATE|DELETE)", q["sql"], re.I)]
+    assert writes == []
+    assert database_snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "line", "reason"),
+    [
+        (
+            "course.toml",
+            "desired_retention = 0.9",
+            "desired_retention = 1.5",
+            16,
+            "'scheduling.desired_retention' must be between 0.7 and 0.97 (got 1.5)",
+        ),
+        (
+            "course.toml",
+            'slug = "hardware-paths"',
+            'slug = "memory-consumers"',
+            48,
+            "duplicate lesson slug 'memory-consumers'",
+        ),
+        (
+            "course.toml",
+            'title = "Workloads before hardware"',
+            'title = "Workloads before hardware',
+            25,
+            "invalid TOML",
+        ),
+        (
+            "course.toml",
+            'file = "lessons/03-hardware-paths.md"',
+            'file = "lessons/03-missing.md"',
+            50,
+            "file not found: lessons/03-missing.md",
+        ),
+        (
+            "course.toml",
+            'slug = "planning-and-recall"',
+            'slug = "planning-and-recall"\ncolour = "blue"',
+            58,
+            "unknown key 'modules[2].colour'",
+        ),
+        (
+            "lessons/04-practical-estimate.quiz.toml",
+            'kind = "numeric"',
+            'kind = "number"',
+            5,
+            "'items[0].kind' must be one of multiple_choice, numeric, free_recall",
+        ),
+        (
+            "lessons/02-memory-consumers.quiz.toml",
+            'key = "b"\ntext = "Gradients"',
+            'key = "a"\ntext = "Gradients"',
+            53,
+            "duplicate choice key 'a'",
+        ),
+    ],
+)
+def test_broken_content_fails_with_file_line_and_reason_and_changes_nothing(
+    course: Course,
+    course_folder: Path,
+    file: str,
+    old: str,
+    new: str,
+    line: int,
+    reason: str,
+) -> None:
+    """A malformed file is rejected naming file:line and why; the database is exactly as before."""
+    # An edit that would be valid on its own proves a rejected import writes nothing at all.
+    lesson_md = course_folder / "lessons" / "01-workload-types.md"
+    lesson_md.write_text(lesson_md.read_text() + "\nAn edit that must not land.\n")
+    target = course_folder / file
+    text = target.read_text()
+    assert old in text
+    target.write_text(text.replace(old, new, 1))
+    before = database_snapshot()
+
+    with pytest.raises(CommandError) as failure:
+        run_import(course_folder)
+
+    message = str(failure.value)
+    assert f"{target}:{line}: " in message
+    assert reason in message
+    assert database_snapshot() == before
+
+
+def test_reimport_after_edit_updates_lesson_and_keeps_learner_data(
+    course: Course, course_folder: Path
+) -> None:
+    """Editing a lesson and re-importing updates it; enrolments, progress and schedules stay."""
+    learner = UserFactory()
+    lesson = Lesson.objects.get(slug="workload-types")
+    item = lesson.quiz_items.get(key="chatbot-two-second-workload")
+    enrollment = EnrollmentFactory(course=course, user=learner, last_lesson=lesson)
+    progress = LessonProgressFactory(lesson=lesson, learner=learner, completed_at=timezone.now())
+    schedule = RecallScheduleFactory(learner=learner, item=item, stability=3.2, reps=2)
+    md = course_folder / "lessons" / "01-workload-types.md"
+    md.write_text(
+        md.read_text().replace("## The wrong first question", "## The first question, revised")
+    )
+    quiz = course_folder / "lessons" / "01-workload-types.quiz.toml"
+    quiz.write_text(
+        quiz.read_text().replace("You're launching a chatbot", "You are launching a chatbot")
+    )
+
+    output = run_import(course_folder)
+
+    assert "updated lesson workload-types: body_markdown, body_html" in output
+    assert "updated quiz item workload-types/chatbot-two-second-workload: prompt" in output
+    lesson.refresh_from_db()
+    assert "<h2>The first question, revised</h2>" in lesson.body_html
+    assert Enrollment.objects.get(pk=enrollment.pk).last_lesson_id == lesson.pk
+    assert LessonProgress.objects.get(pk=progress.pk).completed_at == progress.completed_at
+    kept = RecallSchedule.objects.get(pk=schedule.pk)
+    assert (kept.item_id, kept.stability, kept.reps) == (item.pk, 3.2, 2)
+    assert QuizItem.objects.get(pk=item.pk).prompt.startswith("You are launching")
+
+
+def test_item_removed_from_content_is_kept_while_a_learner_remembers_it(
+    course: Course, course_folder: Path
+) -> None:
+    """A removed item with a recall schedule stays (and is reported); one without goes."""
+    remembered = QuizItem.objects.get(key="better-first-question")
+    RecallScheduleFactory(item=remembered)
+    quiz = course_folder / "lessons" / "01-workload-types.quiz.toml"
+    text = quiz.read_text()
+    start = text.index('[[items]]\nkey = "better-first-question"')
+    end = text.index('[[items]]\nkey = "embeddings-retryable-capacity"')
+    text = text[:start] + text[end:]
+    start = text.index('[[items]]\nkey = "one-team-many-paths"')
+    quiz.write_text(text[:start])
+
+    err = io.StringIO()
+    call_command("import_course", str(course_folder), stdout=io.StringIO(), stderr=err)
+
+    assert "kept quiz item workload-types/better-first-question" in err.getvalue()
+    assert QuizItem.objects.filter(pk=remembered.pk).exists()
+    assert not QuizItem.objects.filter(key="one-team-many-paths").exists()
+
+
+def test_import_service_validates_before_touching_the_database(course_folder: Path) -> None:
+    """Nothing exists after a failed first import: validation runs before any write."""
+    (course_folder / "lessons" / "05-recall-capstone.quiz.toml").write_text(
+        "[[items]]\nkey = 'x'\n"
+    )
+    with pytest.raises(
+        Exception, match=r"05-recall-capstone.quiz.toml:1: missing required key 'kind'"
+    ):
+        course_import(folder=course_folder)
+    assert not Course.objects.exists() and not Lesson.objects.exists()
