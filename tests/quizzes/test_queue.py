@@ -1,0 +1,176 @@
+"""The due queue: order, daily limits, and the learner's local day (with its start hour)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from quizzes.models import RecallSchedule
+from quizzes.selectors.queue import due_count_for, due_queue_for, local_day_bounds
+from quizzes.services.review import review_grade, schedule_start
+from tests.factories import QuizItemFactory, RecallScheduleFactory, UserFactory
+from tests.quizzes.factories import course_with_items
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
+
+
+def test_due_cards_oldest_first_then_new_items():
+    """Due schedules come oldest due first; items never answered come after, in course order."""
+    learner = UserFactory()
+    c = course_with_items(learner=learner, daily_new_limit=10)
+    late = RecallScheduleFactory(learner=learner, item=c.recall, due=NOW - timedelta(hours=1))
+    early = RecallScheduleFactory(learner=learner, item=c.numeric, due=NOW - timedelta(days=2))
+    RecallScheduleFactory(
+        learner=learner, item=QuizItemFactory(lesson=c.lesson), due=NOW + timedelta(minutes=1)
+    )
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.card is not None and queue.card.schedule == early
+    assert (queue.due_count, queue.new_count) == (2, 1)
+    early.due = NOW + timedelta(days=3)
+    early.save()
+    assert due_queue_for(learner=learner, now=NOW).card.schedule == late  # type: ignore[union-attr]
+    late.due = NOW + timedelta(days=3)
+    late.save()
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.card is not None and queue.card.is_new and queue.card.item == c.mc
+    assert due_count_for(learner=learner, now=NOW) == 0
+
+
+def test_other_learners_and_unenrolled_courses_stay_out():
+    """Only the learner's own schedules, and new items only from courses they are enrolled in."""
+    learner, other = UserFactory(), UserFactory()
+    mine = course_with_items(learner=learner, daily_new_limit=10)
+    course_with_items(learner=other, daily_new_limit=10)
+    RecallScheduleFactory(learner=other, item=mine.mc, due=NOW - timedelta(days=1))
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert (queue.due_count, queue.new_count) == (0, 3)
+
+
+def test_daily_new_limit_counts_new_items_introduced_today():
+    """New items stop at the course's daily new limit, counting those introduced today."""
+    learner = UserFactory()
+    c = course_with_items(learner=learner, daily_new_limit=2)
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.new_count == 2
+    schedule_start(
+        learner=learner,
+        item=queue.card.item,
+        card_token=uuid.uuid4(),
+        rating=3,
+        now=NOW,  # type: ignore[union-attr]
+        source="review",
+    )
+    queue = due_queue_for(learner=learner, now=NOW + timedelta(minutes=1))
+    assert queue.new_today == 1 and queue.new_count == 1
+    # Answering in the lesson is learning, not the session's new quota.
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=NOW)
+    assert due_queue_for(learner=learner, now=NOW).new_count == 1
+
+
+def test_daily_review_cap():
+    """After the daily review limit, due cards wait for tomorrow."""
+    learner = UserFactory(time_zone="UTC", day_start_hour=0)
+    c = course_with_items(learner=learner, daily_review_limit=2, daily_new_limit=0)
+    for _ in range(4):
+        RecallScheduleFactory(
+            learner=learner, item=QuizItemFactory(lesson=c.lesson), due=NOW - timedelta(days=1)
+        )
+    assert due_queue_for(learner=learner, now=NOW).due_count == 2
+    for _ in range(2):
+        card = due_queue_for(learner=learner, now=NOW).card
+        assert card is not None and card.schedule is not None
+        # Give each a prior review so it counts as a review, not a new item.
+        s = card.schedule
+        s.reps, s.state, s.stability, s.difficulty, s.last_review = (
+            1,
+            RecallSchedule.State.REVIEW,
+            3.0,
+            5.0,
+            NOW - timedelta(days=4),
+        )
+        s.save()
+        review_grade(learner=learner, schedule_id=s.pk, card_token=s.card_token, rating=3, now=NOW)
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.reviews_today == 2 and queue.due_count == 0 and queue.card is None
+    # Tomorrow the cap resets.
+    tomorrow = due_queue_for(learner=learner, now=NOW + timedelta(days=1))
+    assert tomorrow.reviews_today == 0 and tomorrow.due_count == 2
+
+
+@pytest.mark.parametrize(
+    ("zone", "hour", "now", "start"),
+    [
+        # 03:00 in Berlin (CEST, UTC+2) is before a 04:00 day start: still yesterday's day.
+        (
+            "Europe/Berlin",
+            4,
+            datetime(2026, 6, 10, 1, 0, tzinfo=UTC),
+            datetime(2026, 6, 9, 2, 0, tzinfo=UTC),
+        ),
+        # 05:00 in Berlin: today's day, which began at 04:00 local.
+        (
+            "Europe/Berlin",
+            4,
+            datetime(2026, 6, 10, 3, 0, tzinfo=UTC),
+            datetime(2026, 6, 10, 2, 0, tzinfo=UTC),
+        ),
+        # Midnight start in New York (EDT, UTC-4).
+        (
+            "America/New_York",
+            0,
+            datetime(2026, 6, 10, 3, 0, tzinfo=UTC),
+            datetime(2026, 6, 9, 4, 0, tzinfo=UTC),
+        ),
+        # A DST change day in Berlin (clocks go forward at 02:00 on 29 March 2026).
+        (
+            "Europe/Berlin",
+            4,
+            datetime(2026, 3, 29, 12, 0, tzinfo=UTC),
+            datetime(2026, 3, 29, 2, 0, tzinfo=UTC),
+        ),
+    ],
+)
+def test_local_day_bounds(zone, hour, now, start):
+    """ "Today" is the learner's local day starting at day_start_hour, whatever the UTC date."""
+    learner = UserFactory(time_zone=zone, day_start_hour=hour)
+    got_start, got_end = local_day_bounds(learner=learner, now=now)
+    assert got_start == start
+    assert got_start <= now < got_end
+    assert timedelta(hours=23) <= got_end - got_start <= timedelta(hours=25)
+
+
+def test_new_limit_resets_at_day_start_hour_not_midnight():
+    """With a 04:00 start, a new item taken at 01:00 local still counts on the previous day."""
+    learner = UserFactory(time_zone="Europe/Berlin", day_start_hour=4)
+    c = course_with_items(learner=learner, daily_new_limit=1)
+    late_evening = datetime(2026, 6, 9, 21, 0, tzinfo=UTC)  # 23:00 Berlin
+    schedule_start(
+        learner=learner,
+        item=c.mc,
+        card_token=uuid.uuid4(),
+        rating=3,
+        now=late_evening,
+        source="review",
+    )
+    after_midnight = datetime(2026, 6, 9, 23, 0, tzinfo=UTC)  # 01:00 Berlin, same learner-day
+    assert due_queue_for(learner=learner, now=after_midnight).new_count == 0
+    after_start = datetime(2026, 6, 10, 2, 30, tzinfo=UTC)  # 04:30 Berlin, a new day
+    assert due_queue_for(learner=learner, now=after_start).new_count == 1
+
+
+@pytest.mark.postgres
+def test_due_queue_uses_the_learner_due_index(django_assert_max_num_queries):
+    """On PostgreSQL the due count is an index scan on (learner, due)."""
+    from django.db import connection
+
+    learner = UserFactory()
+    qs = RecallSchedule.objects.filter(learner=learner, due__lte=NOW).order_by("due")
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")
+        plan = qs.explain()
+        cursor.execute("SET enable_seqscan = on")
+    assert "schedule_learner_due" in plan
