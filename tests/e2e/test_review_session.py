@@ -1,0 +1,88 @@
+"""The review session in a real browser: three cards reviewed with the keyboard alone."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.services.review import schedule_start
+from tests.conftest import login_in_browser
+from tests.factories import QuizItemFactory
+from tests.quizzes.factories import course_with_items
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _three_due_cards(learner):  # type: ignore[no-untyped-def]
+    c = course_with_items(learner=learner, daily_new_limit=0)
+    QuizItemFactory(lesson=c.lesson, prompt="A fourth prompt, never answered?")
+    past = timezone.now() - timedelta(days=20)
+    for item in (c.mc, c.numeric, c.recall):
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=3, now=past)
+    return c
+
+
+def test_three_cards_with_the_keyboard_alone(page, learner) -> None:  # type: ignore[no-untyped-def]
+    """Space reveals, digits grade; the due count falls 3 → 2 → 1 → 0 and the empty state shows."""
+    _three_due_cards(learner)
+    login_in_browser(page, learner.email)
+    page.goto("/review/")
+    count = page.get_by_test_id("due-count")
+    assert count.inner_text() == "3"
+    for expected_left, key in ((2, "1"), (1, "3"), (0, "4")):
+        prompt = page.locator("#card-prompt").inner_text()
+        page.keyboard.press("Space")
+        page.get_by_test_id(f"grade-{key}").wait_for()
+        # The button shows the next interval before choosing.
+        assert page.get_by_test_id(f"grade-{key}").locator(".grade-interval").inner_text()
+        page.keyboard.press(key)
+        expect(count).to_have_text(str(expected_left))
+        if expected_left:
+            assert page.locator("#card-prompt").inner_text() != prompt
+    assert page.get_by_test_id("review-empty").is_visible()
+    assert "go to a lesson" in page.get_by_test_id("review-empty").inner_text().lower()
+    ratings = list(
+        ReviewLog.objects.filter(source="review").order_by("id").values_list("rating", flat=True)
+    )
+    assert ratings == [1, 3, 4]
+    assert not page.console_errors, page.console_errors
+
+
+def test_enter_reveals_and_undo_brings_the_card_back(page, learner) -> None:  # type: ignore[no-untyped-def]
+    """Enter also reveals; Undo last grade restores the card and the count."""
+    _three_due_cards(learner)
+    login_in_browser(page, learner.email)
+    page.goto("/review/")
+    page.keyboard.press("Enter")
+    page.get_by_test_id("grade-3").wait_for()
+    page.keyboard.press("3")
+    expect(page.get_by_test_id("due-count")).to_have_text("2")
+    page.get_by_test_id("undo").click()
+    expect(page.get_by_test_id("due-count")).to_have_text("3")
+    assert RecallSchedule.objects.filter(due__lte=timezone.now()).count() == 3
+    assert not page.console_errors, page.console_errors
+
+
+def test_shortcuts_off_leaves_plain_buttons(page, learner) -> None:  # type: ignore[no-untyped-def]
+    """With shortcuts off in preferences, keys do nothing but the buttons still work by Tab/click."""
+    learner.review_shortcuts_enabled = False
+    learner.save()
+    _three_due_cards(learner)
+    login_in_browser(page, learner.email)
+    page.goto("/review/")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(300)
+    assert page.get_by_test_id("reveal").is_visible()
+    page.get_by_test_id("reveal").focus()
+    page.keyboard.press("Enter")
+    page.get_by_test_id("grade-3").wait_for()
+    page.keyboard.press("3")
+    page.wait_for_timeout(300)
+    assert page.get_by_test_id("due-count").inner_text() == "3"
+    page.get_by_test_id("grade-3").click()
+    expect(page.get_by_test_id("due-count")).to_have_text("2")
