@@ -1,0 +1,139 @@
+"""`python manage.py capacity serving|training|batch [options]`: the calculator on the command line.
+
+Inputs are parsed by the same Django forms as the page and the API, so the three agree to the
+byte. Bad input exits with status 2 and one line naming the option.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from planner.capacity.results import FormulaLine
+from planner.forms.calculator import FORMS, CalculatorForm, Estimate
+
+SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
+    "serving": [
+        ("weights_gb", "Weights (GB)"),
+        ("overhead_gb", "Runtime overhead (GB)"),
+        ("kv_bytes_per_token", "KV bytes per token"),
+        ("kv_cache_per_user_gb", "KV cache per user (GB)"),
+        ("available_for_cache_gb", "Available for cache (GB)"),
+        ("max_active_users", "Max active users"),
+        ("users", "Target users"),
+        ("fits", "Fits"),
+        ("headroom_gb", "Headroom (GB)"),
+        ("max_context_tokens_for_users", "Largest context for the target users (tokens)"),
+        ("decode_tokens_per_s_upper_bound", "Decode upper bound per stream (tokens/s)"),
+        ("precision_that_fits", "Precision that would fit"),
+    ],
+    "training": [
+        ("method", "Method"),
+        ("trainable_params", "Trainable parameters"),
+        ("weights_gb", "Weights (GB)"),
+        ("gradients_gb", "Gradients (GB)"),
+        ("optimizer_state_gb", "Optimizer state (GB)"),
+        ("activations_gb", "Activations (GB)"),
+        ("total_gb", "Total (GB)"),
+        ("fits", "Fits"),
+        ("steps_per_s", "Steps per second"),
+        ("hours_per_run", "Hours per run"),
+        ("cost_per_run_usd", "Cost per run (USD)"),
+    ],
+    "batch": [
+        ("work_items", "Work incl. retries (items)"),
+        ("required_items_per_s", "Required rate (items/s)"),
+        ("workers_needed", "Workers needed"),
+        ("hours_needed", "Hours needed"),
+        ("fits_window", "Fits the window"),
+        ("cost_usd", "Cost (USD)"),
+    ],
+}
+
+
+def option_name(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+class Command(BaseCommand):
+    help = "Capacity estimates (serving, training, batch) from the planner's engine."
+    requires_system_checks: list[str] = []  # pure arithmetic: no database, start fast
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(
+            dest="estimate", required=True, metavar="serving|training|batch"
+        )
+        for kind, form_class in FORMS.items():
+            p = sub.add_parser(kind, help=f"{kind} estimate")
+            for name, field in form_class.base_fields.items():
+                if name == "checkpointing":
+                    p.add_argument(
+                        "--checkpointing",
+                        dest="checkpointing",
+                        action="store_const",
+                        const="true",
+                        help="with activation checkpointing",
+                    )
+                    p.add_argument(
+                        "--no-checkpointing",
+                        dest="checkpointing",
+                        action="store_const",
+                        const="false",
+                        help="without activation checkpointing",
+                    )
+                    continue
+                help_text = str(field.label or name)
+                if field.help_text:
+                    help_text += f". {field.help_text}"
+                p.add_argument(option_name(name), dest=name, metavar="VALUE", help=help_text)
+            p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        kind: str = options["estimate"]
+        form_class = FORMS[kind]
+        data = {
+            name: options[name] for name in form_class.base_fields if options.get(name) is not None
+        }
+        form = form_class(data)
+        estimate = form.estimate()
+        if estimate is None:
+            raise CommandError(self._error_line(form), returncode=2)
+        if options["json"]:
+            self.stdout.write(json.dumps(estimate.to_dict(), indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(self._human(kind, estimate))
+
+    @staticmethod
+    def _error_line(form: CalculatorForm) -> str:
+        parts = []
+        for field, messages in form.field_errors().items():
+            where = option_name(field) if field != "__all__" else "input"
+            parts.append(f"{where}: {' '.join(messages)}")
+        return "; ".join(parts)
+
+    @staticmethod
+    def _human(kind: str, estimate: Estimate) -> str:
+        data = estimate.to_dict()
+        lines = [
+            f"{kind.capitalize()} estimate" + (" (GB = 10^9 bytes)" if kind != "batch" else "")
+        ]
+        for key, label in SUMMARY_KEYS[kind]:
+            value = data.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                value = "yes" if value else "no"
+            lines.append(f"  {label}: {value}")
+        if estimate.warnings:
+            lines.append("Warnings:")
+            lines += [f"  [{w.code}] {w.message}" for w in estimate.warnings]
+        if estimate.assumptions:
+            lines.append("Missing assumptions (the estimate assumed):")
+            lines += [f"  {option_name(a.field)}: {a.assumed}" for a in estimate.assumptions]
+        formulas: list[FormulaLine] = estimate.formulas
+        if formulas:
+            lines.append("Formulas:")
+            lines += [f"  {f.label}: {f.formula}\n      {f.substituted}" for f in formulas]
+        return "\n".join(lines)

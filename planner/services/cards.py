@@ -1,0 +1,148 @@
+"""Workload cards: save a calculation as a card, delete it, seed the source's three example cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.http import QueryDict
+
+from accounts.models import User
+from planner.forms.calculator import FORMS
+from planner.models import WorkloadCard
+
+KIND_FOR_ESTIMATE = {
+    "serving": WorkloadCard.Kind.INTERACTIVE_SERVING,
+    "batch": WorkloadCard.Kind.BATCH_INFERENCE,
+    "training": WorkloadCard.Kind.TRAINING,
+}
+
+
+def _card_fields(inputs: dict[str, str], result: dict[str, Any]) -> dict[str, Any]:
+    """The card's summary columns, read from the calculator's inputs and result."""
+    estimate = inputs.get("estimate", "serving")
+    fields: dict[str, Any] = {
+        "kind": KIND_FOR_ESTIMATE[estimate],
+        "model_name": inputs.get("model", "")
+        or (f"{inputs['params_b']} B params" if "params_b" in inputs else ""),
+        "precision": result.get("weight_precision")
+        or ("4-bit base" if result.get("method") == "qlora" else "")
+        or ("bf16" if estimate == "training" else ""),
+        "concurrency": result.get("users") if estimate == "serving" else None,
+        "batch_window_hours": float(inputs["window_hours"]) if estimate == "batch" else None,
+    }
+    return fields
+
+
+def workload_card_create(
+    *,
+    owner: User,
+    name: str,
+    inputs: dict[str, str],
+    result: dict[str, Any],
+    latency_target_ms: int | None = None,
+    notes: str = "",
+    is_example: bool = False,
+) -> WorkloadCard:
+    """A card owned by `owner`; `inputs` are the calculator's query values, `result` its JSON."""
+    card = WorkloadCard(
+        owner=owner,
+        is_example=is_example,
+        name=name.strip(),
+        latency_target_ms=latency_target_ms,
+        notes=notes,
+        inputs=inputs,
+        result=result,
+        **_card_fields(inputs, result),
+    )
+    card.full_clean()
+    card.save()
+    return card
+
+
+def workload_card_delete(*, card: WorkloadCard) -> None:
+    card.delete()
+
+
+# The source's three cards ("Create one card per workload"), as calculator inputs.
+EXAMPLE_CARDS: list[dict[str, Any]] = [
+    {
+        "slug": "live-chat-7b",
+        "name": "Live chat on a 7B model",
+        "latency_target_ms": 2000,
+        "notes": "7B instruct model, first token under two seconds, context 8k, 20 concurrent users, "
+        "streaming required. GPU memory and KV cache are the limit.",
+        "inputs": {
+            "estimate": "serving",
+            "gpu": "l40s",
+            "model": "mistral-7b",
+            "weight_precision": "bf16",
+            "overhead_gb": "3",
+            "kv_precision": "bf16",
+            "context_tokens": "8192",
+            "users": "20",
+        },
+    },
+    {
+        "slug": "nightly-embeddings",
+        "name": "Nightly embedding of 50,000 chunks",
+        "latency_target_ms": None,
+        "notes": "Can finish in two hours; batching matters more than first-token latency; retryable "
+        "on cheaper capacity. 10 chunks/s per worker is an assumption: measure one worker.",
+        "inputs": {
+            "estimate": "batch",
+            "items": "50000",
+            "window_hours": "2",
+            "items_per_s": "10",
+            "retry_margin": "0.2",
+            "price_per_hour": "0.8",
+        },
+    },
+    {
+        "slug": "occasional-fine-tuning",
+        "name": "Occasional fine-tuning",
+        "latency_target_ms": None,
+        "notes": "Occasional, checkpointed, can use rented accelerators and stop when metrics plateau.",
+        "inputs": {
+            "estimate": "training",
+            "model": "mistral-7b",
+            "method": "lora",
+            "lora_rank": "16",
+            "batch_size": "8",
+            "seq_len": "2048",
+            "checkpointing": "true",
+            "gpu": "a100-80gb",
+            "steps": "1000",
+        },
+    },
+]
+
+
+@transaction.atomic
+def workload_cards_seed_examples() -> list[WorkloadCard]:
+    """Create or update the three example cards by slug (idempotent); results are recomputed."""
+    cards = []
+    for spec in EXAMPLE_CARDS:
+        inputs: dict[str, str] = spec["inputs"]
+        data = QueryDict(mutable=True)
+        data.update(inputs)
+        form = FORMS[inputs["estimate"]](data)
+        estimate = form.estimate()
+        if estimate is None:  # the example itself is wrong: fail loudly, never seed a broken card
+            raise ValueError(f"example card {spec['slug']}: {form.field_errors()}")
+        result = estimate.to_dict()
+        card, _ = WorkloadCard.objects.update_or_create(
+            slug=spec["slug"],
+            is_example=True,
+            owner=None,
+            defaults={
+                "name": spec["name"],
+                "latency_target_ms": spec["latency_target_ms"],
+                "notes": spec["notes"],
+                "inputs": form.query_dict(),
+                "result": result,
+                **_card_fields(inputs, result),
+            },
+        )
+        cards.append(card)
+    return cards

@@ -1,0 +1,141 @@
+"""Workload cards: save the current calculation, list mine and the examples, compare, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.http import AuthenticatedHttpRequest
+from planner.forms.calculator import WorkloadCardSaveForm
+from planner.models import WorkloadCard
+from planner.selectors.cards import (
+    workload_cards_examples,
+    workload_cards_for_compare,
+    workload_cards_owned_by,
+)
+from planner.services.cards import workload_card_create, workload_card_delete
+
+# Rows of the comparison table: (label, where to read it). "card.x" reads the card, else the result.
+COMPARE_ROWS: list[tuple[str, str]] = [
+    ("Kind", "card.get_kind_display"),
+    ("Model", "card.model_name"),
+    ("Precision", "card.precision"),
+    ("Latency target (ms)", "card.latency_target_ms"),
+    ("Concurrency (users)", "card.concurrency"),
+    ("Batch window (h)", "card.batch_window_hours"),
+    ("GPU", "accelerator"),
+    ("Weights (GB)", "weights_gb"),
+    ("KV cache per user (GB)", "kv_cache_per_user_gb"),
+    ("Available for cache (GB)", "available_for_cache_gb"),
+    ("Max active users", "max_active_users"),
+    ("Decode upper bound (tokens/s)", "decode_tokens_per_s_upper_bound"),
+    ("Training method", "method"),
+    ("Training total (GB)", "total_gb"),
+    ("Cost per run (USD)", "cost_per_run_usd"),
+    ("Required rate (items/s)", "required_items_per_s"),
+    ("Workers needed", "workers_needed"),
+    ("Hours needed", "hours_needed"),
+    ("Cost (USD)", "cost_usd"),
+    ("Fits", "fits"),
+    ("Fits the window", "fits_window"),
+    ("Warnings", "warnings"),
+    ("Missing assumptions", "missing_assumptions"),
+]
+
+
+def _cell(card: WorkloadCard, source: str) -> str:
+    if source.startswith("card."):
+        attr = getattr(card, source.removeprefix("card."))
+        value: Any = attr() if callable(attr) else attr
+    else:
+        value = card.result.get(source)
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if source == "warnings":
+        return ", ".join(w["code"] for w in value)
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class CardRow:
+    card: WorkloadCard
+    query: str  # the calculator link's query string, to reopen the card's calculation
+
+
+def _rows(cards: Iterable[WorkloadCard]) -> list[CardRow]:
+    return [CardRow(card=c, query=urlencode(c.inputs)) for c in cards]
+
+
+@require_GET
+@login_required
+def card_list(request: AuthenticatedHttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "planner/cards.html",
+        {
+            "my_cards": _rows(workload_cards_owned_by(user=request.user)),
+            "examples": _rows(workload_cards_examples()),
+        },
+    )
+
+
+@require_POST
+@login_required
+def card_create(request: AuthenticatedHttpRequest) -> HttpResponse:
+    can_publish = request.user.is_staff or request.user.is_instructor
+    form = WorkloadCardSaveForm(request.POST, can_publish=can_publish)
+    calculation = form.calculation() if form.is_valid() else None
+    if calculation is None:
+        return render(request, "planner/card_error.html", {"form": form}, status=400)
+    calc, estimate = calculation
+    card = workload_card_create(
+        owner=request.user,
+        name=form.cleaned_data["name"],
+        inputs=calc.query_dict(),
+        result=estimate.to_dict(),
+        latency_target_ms=form.cleaned_data.get("latency_target_ms"),
+        notes=form.cleaned_data.get("notes", ""),
+        is_example=bool(form.cleaned_data.get("is_example")),
+    )
+    messages.success(request, f"Saved the workload card “{card.name}”.")
+    return redirect("planner:cards")
+
+
+@require_POST
+@login_required
+def card_delete(request: AuthenticatedHttpRequest, card_id: int) -> HttpResponse:
+    card = get_object_or_404(WorkloadCard, pk=card_id, owner=request.user)
+    name = card.name
+    workload_card_delete(card=card)
+    messages.success(request, f"Deleted the workload card “{name}”.")
+    return redirect("planner:cards")
+
+
+@require_GET
+@login_required
+def card_compare(request: AuthenticatedHttpRequest) -> HttpResponse:
+    try:
+        ids = [int(v) for v in request.GET.getlist("card")]
+    except ValueError:
+        raise Http404("No such workload card.") from None
+    cards = workload_cards_for_compare(user=request.user, ids=ids)
+    if len(cards) != len(set(ids)):
+        raise Http404("No such workload card.")
+    rows = []
+    for label, source in COMPARE_ROWS:
+        cells = [_cell(card, source) for card in cards]
+        if any(c != "—" for c in cells):
+            rows.append((label, cells))
+    return render(request, "planner/compare.html", {"cards": cards, "rows": rows})

@@ -1,0 +1,82 @@
+"""The calculator page: pre-fill from the query string, htmx fragment, URL kept in sync, CSP-safe."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+BASELINE = (
+    "/planner/?estimate=serving&gpu_memory_gb=24&model_gb=14&overhead_gb=3&kv_per_user_gb=0.6"
+)
+
+
+def test_lesson_link_prefills_and_shows_the_baseline(client: Client) -> None:
+    html = client.get(BASELINE).content.decode()
+    assert 'name="gpu_memory_gb" value="24"' in html
+    assert 'name="kv_per_user_gb" value="0.6"' in html
+    assert re.search(r'id="max-users"[^>]*>11<', html)
+    assert "⌊7.0 GB ÷ 0.6 GB⌋ = 11" in html
+    assert 'hx-trigger="input changed delay:300ms' in html and 'hx-push-url="true"' in html
+
+
+def test_no_style_attributes_and_an_svg_bar(client: Client) -> None:
+    """CSP forbids inline styles: the bar is SVG geometry coloured by class."""
+    html = client.get(BASELINE).content.decode()
+    assert "style=" not in html
+    assert (
+        'data-segment="weights"' in html
+        and 'data-segment="kv"' in html
+        and 'data-segment="free"' in html
+    )
+    # 14 of 24 GB is 583.33 of 1000 units
+    assert 'data-segment="weights" x="0.0" y="0" width="583.33"' in html
+
+
+def test_htmx_request_returns_the_fragment_and_pushes_a_clean_url(client: Client) -> None:
+    response = client.get(BASELINE + "&users=&layers=", headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert "<html" not in html and 'id="max-users"' in html
+    assert response.headers["HX-Push-Url"] == (
+        reverse("planner:calculator")
+        + "?estimate=serving&gpu_memory_gb=24&model_gb=14&overhead_gb=3&kv_per_user_gb=0.6"
+    )
+
+
+def test_errors_name_the_field(client: Client) -> None:
+    html = client.get(
+        "/planner/?estimate=serving&gpu_memory_gb=-3&model_gb=14&kv_per_user_gb=1"
+    ).content.decode()
+    assert "GPU memory (GB): must be greater than zero." in html
+
+
+@pytest.mark.parametrize("kind", ["serving", "training", "batch"])
+def test_each_estimate_renders_with_defaults(client: Client, kind: str) -> None:
+    response = client.get(reverse("planner:calculator"), {"estimate": kind})
+    assert response.status_code == 200
+    assert "Formulas, with your numbers" in response.content.decode()
+
+
+def test_pickers_list_the_catalogue(client: Client) -> None:
+    html = client.get(reverse("planner:calculator")).content.decode()
+    assert '<option value="h100-sxm"' in html and '<option value="a100-80gb:3g.40gb"' in html
+    assert '<option value="qwen2.5-7b"' in html
+
+
+def test_weights_overflow_draws_the_capacity_line(client: Client) -> None:
+    html = client.get(
+        "/planner/?estimate=serving&gpu=a100-80gb&model=llama-3.1-70b&weight_precision=bf16&overhead_gb=3"
+    ).content.decode()
+    assert "weights_do_not_fit" in html and 'class="capacity-line"' in html
+
+
+@pytest.mark.django_db
+def test_logged_in_learner_sees_the_save_form(client: Client, learner: object) -> None:
+    from tests.factories import PASSWORD
+
+    client.login(email=learner.email, password=PASSWORD)  # type: ignore[attr-defined]
+    html = client.get(BASELINE).content.decode()
+    assert "Save as a workload card" in html
+    assert 'name="query" value="estimate=serving&amp;gpu_memory_gb=24' in html
