@@ -1,0 +1,106 @@
+"""Admin: courses with their modules, modules with their lessons in order, lessons on their own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.forms import ModelForm
+from django.http import HttpRequest
+
+from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
+from courses.services.lessons import lesson_save
+
+
+class ModuleInline(admin.TabularInline):
+    model = Module
+    fields = ["position", "title", "slug"]
+    ordering = ["position"]
+    extra = 0
+    show_change_link = True
+
+
+class LessonInline(admin.StackedInline):
+    model = Lesson
+    fields = [
+        "position",
+        "title",
+        "slug",
+        "objective",
+        "decision",
+        "estimated_minutes",
+        "body_markdown",
+    ]
+    ordering = ["position"]
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(Course)
+class CourseAdmin(admin.ModelAdmin):
+    list_display = ["title", "slug", "is_published", "desired_retention", "updated_at"]
+    list_filter = ["is_published"]
+    search_fields = ["title", "slug"]
+    readonly_fields = ["content_hash", "created_at", "updated_at"]
+    inlines = [ModuleInline]
+
+
+@admin.register(Module)
+class ModuleAdmin(admin.ModelAdmin):
+    list_display = ["title", "course", "position"]
+    list_editable = ["position"]
+    list_filter = ["course"]
+    ordering = ["course", "position"]
+    inlines = [LessonInline]
+
+    def save_formset(
+        self, request: HttpRequest, form: ModelForm, formset: Any, change: bool
+    ) -> None:
+        # Lessons edited inline are re-rendered through the same service as the lesson page.
+        if formset.model is not Lesson:
+            super().save_formset(request, form, formset, change)
+            return
+        for lesson in formset.save(commit=False):
+            lesson_save(lesson=lesson)
+        for gone in formset.deleted_objects:
+            gone.delete()
+        formset.save_m2m()
+
+
+@admin.register(Lesson)
+class LessonAdmin(admin.ModelAdmin):
+    list_display = ["title", "module", "position", "estimated_minutes"]
+    list_editable = ["position"]
+    list_filter = ["module__course", "module"]
+    search_fields = ["title", "slug", "objective"]
+    ordering = ["module__course", "module__position", "position"]
+    readonly_fields = ["body_html"]
+    fields = [
+        "module",
+        "position",
+        "title",
+        "slug",
+        "objective",
+        "decision",
+        "estimated_minutes",
+        "body_markdown",
+        "body_html",
+    ]
+
+    def save_model(self, request: HttpRequest, obj: Lesson, form: ModelForm, change: bool) -> None:
+        lesson_save(lesson=obj)
+
+
+@admin.register(Enrollment)
+class EnrollmentAdmin(admin.ModelAdmin):
+    list_display = ["user", "course", "role", "enrolled_at", "last_lesson"]
+    list_filter = ["course", "role"]
+    search_fields = ["user__email"]
+    raw_id_fields = ["user", "last_lesson"]
+
+
+@admin.register(LessonProgress)
+class LessonProgressAdmin(admin.ModelAdmin):
+    list_display = ["learner", "lesson", "started_at", "completed_at"]
+    list_filter = ["lesson__module__course"]
+    raw_id_fields = ["learner", "lesson"]

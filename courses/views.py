@@ -1,0 +1,111 @@
+"""Learner pages (catalogue, outline, lesson, enrol, complete, resume) and the teaching pages."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.decorators import instructor_required
+from accounts.http import AuthenticatedHttpRequest
+from courses import selectors
+from courses.services.progress import enrollment_create, lesson_complete, lesson_visit
+
+
+@require_GET
+@login_required
+def catalogue(request: AuthenticatedHttpRequest) -> HttpResponse:
+    courses = selectors.courses_for_catalogue(user=request.user)
+    return render(request, "courses/catalogue.html", {"courses": courses})
+
+
+@require_GET
+@login_required
+def outline(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    course = selectors.course_for_learner(slug=course_slug, user=request.user)
+    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    progress = selectors.course_progress_for(course=course, user=request.user)
+    return render(
+        request,
+        "courses/outline.html",
+        {"course": course, "enrollment": enrollment, "progress": progress},
+    )
+
+
+@require_POST
+@login_required
+def enroll(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    course = selectors.course_for_learner(slug=course_slug, user=request.user)
+    enrollment_create(course=course, user=request.user)
+    messages.success(request, _("You are enrolled in %(course)s.") % {"course": course.title})
+    return redirect("courses:resume", course_slug=course.slug)
+
+
+@require_GET
+@login_required
+def resume(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    course = selectors.course_for_learner(slug=course_slug, user=request.user)
+    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    if enrollment is None:
+        return redirect(course)
+    progress = selectors.course_progress_for(course=course, user=request.user)
+    lesson = progress.resume_lesson(enrollment.last_lesson_id)
+    return redirect(lesson or course)
+
+
+@require_GET
+@login_required
+def lesson(request: AuthenticatedHttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
+    course = selectors.course_for_learner(slug=course_slug, user=request.user)
+    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    if enrollment is None:
+        messages.info(request, _("Enroll in the course to open its lessons."))
+        return redirect(course)
+    page = selectors.lesson_page_for(course=course, user=request.user, lesson_slug=lesson_slug)
+    lesson_visit(enrollment=enrollment, lesson=page.lesson, started=page.entry.started)
+    return render(
+        request,
+        "courses/lesson.html",
+        {"course": course, "enrollment": enrollment, "page": page, "lesson": page.lesson},
+    )
+
+
+@require_POST
+@login_required
+def complete(request: AuthenticatedHttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
+    course = selectors.course_for_learner(slug=course_slug, user=request.user)
+    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    if enrollment is None:
+        return redirect(course)
+    page = selectors.lesson_page_for(course=course, user=request.user, lesson_slug=lesson_slug)
+    lesson_complete(learner=request.user, lesson=page.lesson)
+    page.entry.completed = True
+    if request.htmx:
+        return render(
+            request,
+            "courses/lesson.html#completion",
+            {"course": course, "enrollment": enrollment, "page": page, "lesson": page.lesson},
+        )
+    return redirect(page.lesson)
+
+
+@require_GET
+@instructor_required
+def teaching(request: AuthenticatedHttpRequest) -> HttpResponse:
+    courses = selectors.courses_taught_by(user=request.user)
+    return render(request, "courses/teaching.html", {"courses": courses})
+
+
+@require_GET
+@instructor_required
+def teaching_course(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    course = selectors.course_taught_by(slug=course_slug, user=request.user)
+    learners = selectors.learner_progress_for_course(course=course)
+    return render(
+        request,
+        "courses/teaching_course.html",
+        {"course": course, "learners": learners},
+    )
