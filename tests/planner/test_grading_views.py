@@ -1,0 +1,261 @@
+"""Instructor pages: permissions, the queue and its statuses, claims, grading, rubric, CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.core import mail
+from django.urls import reverse
+from django.utils import timezone
+
+from planner.models import Criterion, Grade, GradingClaim, Level
+from planner.services.grading import ScoreInput, grade_save_draft, submission_claim
+from tests.factories import InstructorFactory, UserFactory
+from tests.planner.factories import course_taught_by, submission_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def course(instructor):  # type: ignore[no-untyped-def]
+    return course_taught_by(instructor, title="GPUs, TPUs")
+
+
+@pytest.fixture
+def submission(learner, course):  # type: ignore[no-untyped-def]
+    return submission_for(learner, course)
+
+
+def grade_post(course, pick: str = "strong", **extra: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    data = {"overall_feedback": "Clear plan."}
+    for criterion in course.rubric.criteria.all():
+        data[f"level_{criterion.pk}"] = str(criterion.levels.get(key=pick).pk)
+        data[f"comment_{criterion.pk}"] = f"About {criterion.key}"
+    data.update(extra)
+    return data
+
+
+def instructor_urls(submission, course) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    sid = {"submission_id": submission.pk}
+    return [
+        ("get", reverse("capstone:grade", kwargs=sid)),
+        ("post", reverse("capstone:claim", kwargs=sid)),
+        ("post", reverse("capstone:grade_save", kwargs=sid)),
+        ("get", reverse("capstone:export", args=[course.slug])),
+        ("get", reverse("capstone:rubric", args=[course.slug])),
+    ]
+
+
+def test_learner_gets_403_on_instructor_pages(client, learner, submission, course) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(learner)
+    assert client.get(reverse("capstone:grading_queue")).status_code == 403
+    for method, url in instructor_urls(submission, course):
+        assert getattr(client, method)(url).status_code == 403, url
+
+
+def test_instructor_of_another_course_gets_404(client, submission, course) -> None:  # type: ignore[no-untyped-def]
+    other = InstructorFactory()
+    course_taught_by(other)
+    client.force_login(other)
+    for method, url in instructor_urls(submission, course):
+        assert getattr(client, method)(url).status_code == 404, url
+    queue = client.get(reverse("capstone:grading_queue")).content.decode()
+    assert 'data-testid="queue-empty"' in queue
+    assert not GradingClaim.objects.exists()
+
+
+def test_queue_filters_by_course_and_status(client, instructor, learner, course) -> None:  # type: ignore[no-untyped-def]
+    ungraded = submission_for(learner, course)
+    claimed = submission_for(UserFactory(display_name="Cara Claimed"), course)
+    graded = submission_for(UserFactory(display_name="Gus Graded"), course)
+    other_course = course_taught_by(instructor, title="Other course")
+    elsewhere = submission_for(UserFactory(display_name="Elsa Elsewhere"), other_course)
+    now = timezone.now()
+    submission_claim(grader=instructor, submission_id=claimed.pk, now=now)
+    submission_claim(grader=instructor, submission_id=graded.pk, now=now)
+    grade_save_draft(
+        grader=instructor,
+        submission_id=graded.pk,
+        scores=[
+            ScoreInput(criterion_id=c.pk, level_id=c.levels.first().pk)
+            for c in course.rubric.criteria.all()
+        ],
+        overall_feedback="",
+        now=now,
+    )
+    client.force_login(instructor)
+    url = reverse("capstone:grading_queue")
+
+    def names(**params: object) -> set[str]:
+        rows = client.get(url, params).context["rows"]
+        return {row.learner.name for row in rows}
+
+    assert names() == {"Lee Learner", "Cara Claimed", "Gus Graded", "Elsa Elsewhere"}
+    assert names(course=course.pk) == {"Lee Learner", "Cara Claimed", "Gus Graded"}
+    assert names(course=course.pk, status="ungraded") == {"Lee Learner"}
+    assert names(status="in_progress") == {"Cara Claimed"}
+    assert names(status="graded") == {"Gus Graded"}
+    assert names(status="released") == set()
+    assert names(course=other_course.pk) == {"Elsa Elsewhere"}
+    assert ungraded and elsewhere
+
+
+def test_second_grader_sees_who_holds_the_claim(client, instructor, course, submission) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    client.post(reverse("capstone:claim", kwargs={"submission_id": submission.pk}))
+    colleague = InstructorFactory(display_name="Cole League")
+    course.enrollments.create(user=colleague, role="instructor")
+    client.force_login(colleague)
+    response = client.post(
+        reverse("capstone:claim", kwargs={"submission_id": submission.pk}), follow=True
+    )
+    html = response.content.decode()
+    assert "Ida Instructor is grading this submission" in html
+    assert 'data-testid="claim-holder"' in html
+    assert GradingClaim.objects.get().grader == instructor
+    # Without the claim the grading form cannot be saved.
+    response = client.post(
+        reverse("capstone:grade_save", kwargs={"submission_id": submission.pk}), grade_post(course)
+    )
+    assert response.status_code == 409
+    assert not Grade.objects.exists()
+
+
+def test_grade_page_shows_plan_check_and_rubric_with_radios(
+    client, instructor, course, submission
+) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    client.post(reverse("capstone:claim", kwargs={"submission_id": submission.pk}))
+    html = client.get(
+        reverse("capstone:grade", kwargs={"submission_id": submission.pk})
+    ).content.decode()
+    assert 'data-testid="automatic-check"' in html
+    assert "Live lesson chat" in html
+    for criterion in course.rubric.criteria.all():
+        assert f"<legend>{criterion.title}</legend>" in html
+        for level in criterion.levels.all():
+            assert f'type="radio" name="level_{criterion.pk}" id="level-{level.pk}"' in html
+    assert 'name="action" value="release"' in html
+
+
+def test_save_draft_then_release_sends_the_email(
+    client, instructor, learner, course, submission, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    client.post(reverse("capstone:claim", kwargs={"submission_id": submission.pk}))
+    save = reverse("capstone:grade_save", kwargs={"submission_id": submission.pk})
+    response = client.post(save, grade_post(course, "partial", action="draft"))
+    assert response.status_code == 302
+    grade = Grade.objects.get()
+    assert (grade.status, grade.total_points) == ("draft", 4)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(save, grade_post(course, "strong", action="release"))
+    assert response.status_code == 302
+    grade.refresh_from_db()
+    assert (grade.status, grade.total_points) == ("released", 8)
+    assert [m.to for m in mail.outbox] == [[learner.email]]
+
+
+def test_release_with_a_criterion_unscored_names_it(client, instructor, course, submission) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    client.post(reverse("capstone:claim", kwargs={"submission_id": submission.pk}))
+    data = grade_post(course, action="release")
+    operability = course.rubric.criteria.get(key="operability")
+    del data[f"level_{operability.pk}"]
+    response = client.post(
+        reverse("capstone:grade_save", kwargs={"submission_id": submission.pk}), data
+    )
+    assert response.status_code == 400
+    assert (
+        "Choose a level for every criterion before releasing: Operability"
+        in response.content.decode()
+    )
+    assert not Grade.objects.filter(status="released").exists()
+
+
+def test_csv_has_one_row_per_learner_with_criterion_columns(
+    client, instructor, learner, course, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    first = submission_for(learner, course)
+    client.force_login(instructor)
+    client.post(reverse("capstone:claim", kwargs={"submission_id": first.pk}))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("capstone:grade_save", kwargs={"submission_id": first.pk}),
+            grade_post(course, action="release"),
+        )
+    submission_for(learner, course)  # version 2, not graded yet
+    submission_for(UserFactory(email="=cmd@example.com", display_name="=HYPERLINK()"), course)
+    response = client.get(reverse("capstone:export", args=[course.slug]))
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == [
+        "learner_email",
+        "learner_name",
+        "version",
+        "submitted_at",
+        "late",
+        "memory",
+        "operability",
+        "total",
+        "max",
+        "released",
+        "released_at",
+    ]
+    by_email = {row[0]: row for row in rows[1:]}
+    assert len(rows) == 3
+    lee = by_email["learner@example.com"]
+    assert (lee[2], lee[5], lee[6], lee[7], lee[8], lee[9]) == ("1", "4", "4", "8", "8", "yes")
+    other = by_email["'=cmd@example.com"]
+    assert other[1] == "'=HYPERLINK()" and other[9] == "no"
+
+
+def test_rubric_editing_adds_a_criterion_and_its_levels(client, instructor, course) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    response = client.post(
+        reverse("capstone:rubric", args=[course.slug]),
+        {
+            "new-key": "cost",
+            "new-title": "Cost per useful result",
+            "new-description": "",
+            "new-position": "3",
+        },
+    )
+    criterion = Criterion.objects.get(key="cost")
+    assert response.url == reverse("capstone:criterion", args=[course.slug, criterion.pk])
+    response = client.post(
+        response.url,
+        {
+            "key": "cost",
+            "title": "Cost per useful result",
+            "description": "$ per answer",
+            "position": "3",
+            "levels-TOTAL_FORMS": "1",
+            "levels-INITIAL_FORMS": "0",
+            "levels-MIN_NUM_FORMS": "0",
+            "levels-MAX_NUM_FORMS": "1000",
+            "levels-0-key": "clear",
+            "levels-0-title": "Clear",
+            "levels-0-points": "3",
+            "levels-0-description": "Worked out",
+            "levels-0-position": "0",
+        },
+    )
+    assert response.status_code == 302
+    assert list(Level.objects.filter(criterion=criterion).values_list("title", "points")) == [
+        ("Clear", 3)
+    ]
+    page = client.get(reverse("capstone:rubric", args=[course.slug])).content.decode()
+    assert "Cost per useful result" in page and "Clear — 3 points" in page
+
+
+def test_rubric_of_another_course_is_404(client, course) -> None:  # type: ignore[no-untyped-def]
+    other = InstructorFactory()
+    client.force_login(other)
+    criterion = course.rubric.criteria.first()
+    assert (
+        client.get(reverse("capstone:criterion", args=[course.slug, criterion.pk])).status_code
+        == 404
+    )
