@@ -1,0 +1,59 @@
+"""A learner's path through the course in a real browser: enrol, read, complete, come back."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from courses.services.importer import course_import
+from tests.conftest import login_in_browser
+from tests.courses.conftest import SHIPPED
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_enrol_read_complete_and_resume_at_lesson_two(page, live_server, learner) -> None:  # type: ignore[no-untyped-def]
+    """Enrol, read lesson 1, mark it complete (no reload), see progress move, log out and in,
+    and resume at lesson 2."""
+    course_import(folder=SHIPPED)
+    login_in_browser(page, learner.email)
+
+    page.get_by_role("link", name="Courses").click()
+    page.get_by_role("button", name="Enroll in GPUs, TPUs, and AI Hardware").click()
+
+    page.wait_for_url("**/courses/gpus-tpus-ai-hardware/workload-types/")
+    assert page.get_by_role("heading", level=1).inner_text() == (
+        "Training, batch inference and interactive serving"
+    )
+    assert page.get_by_text(
+        "Separate training, batch inference, and interactive serving."
+    ).is_visible()
+    page.get_by_role("heading", name="One card per workload").scroll_into_view_if_needed()
+    progress = page.get_by_test_id("course-progress-text")
+    assert progress.inner_text() == "0 of 5 lessons complete"
+
+    # A marker on window survives an htmx swap but not a page load.
+    page.evaluate("window.__stillHere = true")
+    page.get_by_role("button", name="Mark lesson complete").click()
+    page.get_by_text("You have completed this lesson.").wait_for()
+    assert progress.inner_text() == "1 of 5 lessons complete"
+    assert page.get_by_role("progressbar").first.get_attribute("value") == "1"
+    assert page.evaluate("window.__stillHere") is True
+    assert page.get_by_role("button", name="Mark lesson complete").count() == 0
+
+    page.get_by_role("link", name="GPUs, TPUs, and AI Hardware").first.click()
+    page.wait_for_url("**/courses/gpus-tpus-ai-hardware/")
+    assert page.get_by_test_id("course-progress-text").inner_text() == "1 of 5 lessons complete"
+    assert page.get_by_text("1 of 1 complete").is_visible()
+
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url(lambda url: "/dashboard/" not in url and "/courses/" not in url)
+    login_in_browser(page, learner.email)
+    page.goto("/courses/gpus-tpus-ai-hardware/")
+    page.get_by_role("link", name="Resume where you left off").click()
+
+    page.wait_for_url("**/courses/gpus-tpus-ai-hardware/memory-consumers/")
+    assert page.get_by_role("heading", level=1).inner_text() == "What fills accelerator memory"
+    assert re.search(r"Lesson 2 of 5", page.content())
+    assert not page.console_errors, page.console_errors
