@@ -7,6 +7,7 @@ import re
 import pytest
 
 from courses.services.importer import course_import
+from courses.services.progress import enrollment_create
 from tests.conftest import login_in_browser
 from tests.courses.conftest import SHIPPED
 
@@ -57,3 +58,21 @@ def test_enrol_read_complete_and_resume_at_lesson_two(page, live_server, learner
     assert page.get_by_role("heading", level=1).inner_text() == "What fills accelerator memory"
     assert re.search(r"Lesson 2 of 5", page.content())
     assert not page.console_errors, page.console_errors
+
+
+def test_outline_and_lesson_fit_a_phone_screen(page, live_server, learner) -> None:  # type: ignore[no-untyped-def]
+    """At 375 px nothing but the comparison tables' own scroll boxes is wider than the screen."""
+    course = course_import(folder=SHIPPED).course
+    enrollment_create(course=course, user=learner)
+    page.set_viewport_size({"width": 375, "height": 800})
+    login_in_browser(page, learner.email)
+    for path in [
+        "/courses/",
+        "/courses/gpus-tpus-ai-hardware/",
+        "/courses/gpus-tpus-ai-hardware/hardware-paths/",
+    ]:
+        page.goto(path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, (path, width)
+    wrapper = page.locator(".lesson-body .table-wrap").first
+    assert wrapper.evaluate("el => el.scrollWidth > el.clientWidth")  # the table scrolls inside it
