@@ -14,6 +14,7 @@ from django_htmx.http import push_url
 
 from accounts.http import HtmxHttpRequest
 from planner.capacity import BatchEstimate, ServingEstimate, TrainingEstimate, default_catalogue
+from planner.capacity.formatting import num
 from planner.capacity.units import BYTES_PER_GB
 from planner.forms.calculator import (
     ESTIMATE_KINDS,
@@ -119,6 +120,8 @@ def calculator_context(form: CalculatorForm, estimate: Estimate | None) -> dict[
         "estimate": estimate,
         "result": result,
         "figures": figures,
+        # Short forms for prose ("4.295", "0.6"); the exact figures are in `figures`.
+        "display": {k: num(v) for k, v in (result or {}).items() if isinstance(v, float)},
         "bar": memory_bar(estimate) if estimate is not None else None,
         "is_serving": isinstance(estimate, ServingEstimate),
         "is_training": isinstance(estimate, TrainingEstimate),
