@@ -80,3 +80,9 @@ def test_logged_in_learner_sees_the_save_form(client: Client, learner: object) -
     html = client.get(BASELINE).content.decode()
     assert "Save as a workload card" in html
     assert 'name="query" value="estimate=serving&amp;gpu_memory_gb=24' in html
+
+
+def test_page_lists_the_catalogue_with_sources(client: Client) -> None:
+    html = client.get(reverse("planner:calculator")).content.decode()
+    assert "huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json" in html
+    assert "per million tokens" in html and "3g.40gb" in html
