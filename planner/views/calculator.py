@@ -43,6 +43,7 @@ class StackedBar:
     segments: list[BarSegment]
     capacity_x: float  # where the device's capacity ends (< BAR_WIDTH when demand overflows it)
     overflow: bool
+    overflow_text: str = "Demand exceeds the device's memory (the line marks its capacity)."
     width: int = BAR_WIDTH
     height: int = BAR_HEIGHT
 
@@ -52,18 +53,23 @@ def _gb_text(value_bytes: int) -> str:
 
 
 def stacked_bar(
-    title: str, parts: list[tuple[str, str, int]], capacity: int | None, unit: str = "GB"
+    title: str,
+    parts: list[tuple[str, str, float]],
+    capacity: float | None,
+    unit: str = "GB",
+    free_label: str = "Free",
+    overflow_text: str = "",
 ) -> StackedBar:
     """Segments scaled to max(capacity, demand); a free segment fills up to the capacity."""
     used = sum(v for _, _, v in parts)
     free = max((capacity or 0) - used, 0)
     scale_total = max(capacity or 0, used, 1)
-    rows = [*parts, ("free", "Free", free)] if capacity is not None else parts
+    rows = [*parts, ("free", free_label, free)] if capacity is not None else parts
     segments: list[BarSegment] = []
     x = 0.0
     for key, label, value in rows:
         width = round(BAR_WIDTH * value / scale_total, 2)
-        text = _gb_text(value) if unit == "GB" else f"{value:,} {unit}"
+        text = _gb_text(int(value)) if unit == "GB" else f"{value:,.2f} {unit}"
         segments.append(
             BarSegment(key=key, label=label, value_text=text, x=round(x, 2), width=width)
         )
@@ -74,6 +80,7 @@ def stacked_bar(
         segments=segments,
         capacity_x=capacity_x,
         overflow=capacity is not None and used > capacity,
+        **({"overflow_text": overflow_text} if overflow_text else {}),
     )
 
 
@@ -99,6 +106,15 @@ def memory_bar(estimate: Estimate) -> StackedBar | None:
                 ("activations", "Activations", estimate.activations_bytes or 0),
             ],
             estimate.gpu_memory_bytes,
+        )
+    if estimate.hours_needed is not None:
+        return stacked_bar(
+            f"Hours of the {estimate.window_hours:g} h window",
+            [("work", "Work incl. retries", estimate.hours_needed)],
+            estimate.window_hours,
+            unit="h",
+            free_label="Spare",
+            overflow_text="The work takes longer than the window (the line marks its end).",
         )
     return None
 

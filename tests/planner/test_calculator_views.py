@@ -86,3 +86,13 @@ def test_page_lists_the_catalogue_with_sources(client: Client) -> None:
     html = client.get(reverse("planner:calculator")).content.decode()
     assert "huggingface.co/Qwen/Qwen2.5-7B/blob/main/config.json" in html
     assert "per million tokens" in html and "3g.40gb" in html
+
+
+def test_batch_bar_shows_hours_against_the_window(client: Client) -> None:
+    html = client.get(
+        "/planner/?estimate=batch&items=50000&window_hours=2&items_per_s=5&retry_margin=0.2&workers=1"
+    ).content.decode()
+    # 60,000 items at 5/s on one worker = 3.33 h: over the 2 h window, so the capacity line shows.
+    assert 'data-segment="work"' in html and "3.33 h" in html
+    assert "window_too_short" in html and 'class="capacity-line"' in html
+    assert "longer than the window" in html
