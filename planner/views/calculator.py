@@ -26,6 +26,7 @@ from planner.forms.calculator import (
 
 BAR_WIDTH = 1000
 BAR_HEIGHT = 48
+MEMORY_OVERFLOW = "Demand exceeds the device's memory (the line marks its capacity)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +44,7 @@ class StackedBar:
     segments: list[BarSegment]
     capacity_x: float  # where the device's capacity ends (< BAR_WIDTH when demand overflows it)
     overflow: bool
-    overflow_text: str = "Demand exceeds the device's memory (the line marks its capacity)."
+    overflow_text: str = MEMORY_OVERFLOW
     width: int = BAR_WIDTH
     height: int = BAR_HEIGHT
 
@@ -80,7 +81,7 @@ def stacked_bar(
         segments=segments,
         capacity_x=capacity_x,
         overflow=capacity is not None and used > capacity,
-        **({"overflow_text": overflow_text} if overflow_text else {}),
+        overflow_text=overflow_text or MEMORY_OVERFLOW,
     )
 
 
