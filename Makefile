@@ -18,6 +18,7 @@ setup: $(STAMP)
 run: setup
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py import_course content/gpus-tpus-ai-hardware
+	$(PY) manage.py seed_workload_cards
 	$(PY) manage.py seed_demo
 	@echo "Site: http://127.0.0.1:$${PORT:-8000}/   (mail lands in var/mail/ unless EMAIL_URL is set)"
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile
