@@ -92,6 +92,8 @@ def submission_content_rows(content: dict[str, object]) -> list[ContentRow]:
             text = ""
         elif model_field.choices:
             text = str(dict(model_field.flatchoices).get(value, value))
+        elif isinstance(value, float):
+            text = f"{value:g}"
         else:
             text = str(value)
         rows.append(ContentRow(name=name, label=str(model_field.verbose_name), value=text))
