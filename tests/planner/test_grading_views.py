@@ -259,3 +259,43 @@ def test_rubric_of_another_course_is_404(client, course) -> None:  # type: ignor
         client.get(reverse("capstone:criterion", args=[course.slug, criterion.pk])).status_code
         == 404
     )
+
+
+def test_regrade_of_a_released_grade_is_recorded_and_shown(
+    client, instructor, learner, course, submission, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    """After release the page offers a regrade (after a new claim); the change is in the history."""
+    client.force_login(instructor)
+    claim_url = reverse("capstone:claim", kwargs={"submission_id": submission.pk})
+    save = reverse("capstone:grade_save", kwargs={"submission_id": submission.pk})
+    client.post(claim_url)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(save, grade_post(course, "strong", action="release"))
+    page = client.get(
+        reverse("capstone:grade", kwargs={"submission_id": submission.pk})
+    ).content.decode()
+    assert 'data-testid="grade-released"' in page and "Claim to grade" in page
+    client.post(claim_url)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(save, grade_post(course, "missing", action="regrade"), follow=True)
+    html = response.content.decode()
+    assert "Regrade recorded" in html
+    assert "Regraded after release" in html and "total_points 8 → 0" in html
+    grade = Grade.objects.get()
+    assert (grade.status, grade.total_points) == ("released", 0)
+    assert len(mail.outbox) == 2  # the release and the regrade
+
+
+def test_giving_up_a_claim_frees_the_submission(client, instructor, submission) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    client.post(reverse("capstone:claim", kwargs={"submission_id": submission.pk}))
+    assert GradingClaim.objects.exists()
+    response = client.post(reverse("capstone:unclaim", kwargs={"submission_id": submission.pk}))
+    assert response.url == reverse("capstone:grading_queue")
+    assert not GradingClaim.objects.exists()
+
+
+def test_release_email_task_runs_on_the_email_queue() -> None:
+    from planner.tasks import grade_released_notify
+
+    assert grade_released_notify.queue == "email"
