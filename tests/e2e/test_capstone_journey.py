@@ -112,6 +112,15 @@ def test_learner_submits_instructor_grades_learner_reads_grade(
     assert f"/capstone/submissions/{submission.pk}/" in mail.outbox[0].body
     assert not page.console_errors, page.console_errors
 
+    # Readable at 375 px: neither the grade page nor the worksheet scrolls sideways.
+    page.set_viewport_size({"width": 375, "height": 800})
+    for url in (
+        f"/capstone/submissions/{submission.pk}/",
+        f"/capstone/courses/{course.slug}/worksheet/",
+    ):
+        page.goto(url)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, url
+
 
 def test_script_payload_in_a_plan_never_runs(
     page, browser, live_server, learner, instructor
