@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -13,6 +14,8 @@ from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses import selectors
 from courses.services.progress import enrollment_create, lesson_complete, lesson_visit
+
+LEARNERS_PER_PAGE = 50
 
 
 @require_GET
@@ -103,9 +106,9 @@ def teaching(request: AuthenticatedHttpRequest) -> HttpResponse:
 @instructor_required
 def teaching_course(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     course = selectors.course_taught_by(slug=course_slug, user=request.user)
-    learners = selectors.learner_progress_for_course(course=course)
+    learners = Paginator(selectors.learner_progress_for_course(course=course), LEARNERS_PER_PAGE)
     return render(
         request,
         "courses/teaching_course.html",
-        {"course": course, "learners": learners},
+        {"course": course, "learners": learners.get_page(request.GET.get("page"))},
     )

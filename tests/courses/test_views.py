@@ -268,3 +268,20 @@ def test_outline_and_lesson_pages_run_a_constant_number_of_queries(
             page = count_queries(client, lesson_url(course, lesson.slug))
         counts.append((outline, page))
     assert counts[0] == counts[1], counts
+
+
+def test_teaching_course_pages_learners_fifty_at_a_time(client: Client, course: Course) -> None:
+    """With 60 learners the first page lists 50 and the second the other 10."""
+    teacher = InstructorFactory()
+    EnrollmentFactory(course=course, user=teacher, role=Enrollment.Role.INSTRUCTOR)
+    for learner in UserFactory.create_batch(60):
+        EnrollmentFactory(course=course, user=learner)
+    client.force_login(teacher)
+    url = reverse("courses:teaching_course", args=[course.slug])
+
+    first = client.get(url).text
+    second = client.get(url, {"page": 2}).text
+
+    assert first.split("<tbody>")[1].count("<tr>") == 50
+    assert second.split("<tbody>")[1].count("<tr>") == 10
+    assert "Page 2 of 2" in second
