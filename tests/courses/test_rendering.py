@@ -104,3 +104,55 @@ def test_admin_save_rerenders_the_lesson_body(client: Client) -> None:
     lesson = Lesson.objects.get(pk=lesson.pk)
     assert "<table>" in lesson.body_html
     assert "<script" not in lesson.body_html
+
+
+@pytest.mark.django_db
+def test_admin_pages_for_courses_modules_and_lessons_render(client: Client) -> None:
+    """The admin lists and edits courses, modules (with their lessons inline) and lessons."""
+    admin = get_user_model().objects.create_superuser(email="admin@example.com", password="pw")
+    lesson = LessonFactory()
+    client.force_login(admin)
+    for name, obj in [
+        ("course", lesson.module.course),
+        ("module", lesson.module),
+        ("lesson", lesson),
+    ]:
+        assert client.get(reverse(f"admin:courses_{name}_changelist")).status_code == 200
+        change = client.get(reverse(f"admin:courses_{name}_change", args=[obj.pk]))
+        assert change.status_code == 200
+    module_page = client.get(reverse("admin:courses_module_change", args=[lesson.module.pk])).text
+    assert lesson.title in module_page  # the inline lesson
+
+
+@pytest.mark.django_db
+def test_lesson_edited_inline_on_its_module_is_rerendered(client: Client) -> None:
+    """Saving a module with an edited inline lesson renders that lesson's Markdown too."""
+    admin = get_user_model().objects.create_superuser(email="admin@example.com", password="pw")
+    lesson = LessonFactory(body_markdown="Old", body_html="<p>Old</p>")
+    module = lesson.module
+    client.force_login(admin)
+    response = client.post(
+        reverse("admin:courses_module_change", args=[module.pk]),
+        {
+            "course": module.course_id,
+            "slug": module.slug,
+            "title": module.title,
+            "position": module.position,
+            "lessons-TOTAL_FORMS": 1,
+            "lessons-INITIAL_FORMS": 1,
+            "lessons-MIN_NUM_FORMS": 0,
+            "lessons-MAX_NUM_FORMS": 1000,
+            "lessons-0-id": lesson.pk,
+            "lessons-0-module": module.pk,
+            "lessons-0-position": 3,
+            "lessons-0-title": lesson.title,
+            "lessons-0-slug": lesson.slug,
+            "lessons-0-objective": lesson.objective,
+            "lessons-0-decision": "",
+            "lessons-0-estimated_minutes": 10,
+            "lessons-0-body_markdown": "New **bold**",
+        },
+    )
+    assert response.status_code == 302, response.content[:3000]
+    lesson = Lesson.objects.get(pk=lesson.pk)
+    assert (lesson.position, lesson.body_html) == (3, "<p>New <strong>bold</strong></p>\n")
