@@ -208,6 +208,7 @@ def test_teaching_course_shows_each_learner_progress(client: Client, course: Cou
     client.force_login(teacher)
     page = client.get(reverse("courses:teaching_course", args=[course.slug])).text
 
+    assert "2 learners · 5 lessons" in page
     busy_row = page[page.index("busy@example.com") : page.index("busy@example.com") + 800]
     idle_row = page[page.index("idle@example.com") : page.index("idle@example.com") + 800]
     assert "2 of 5" in busy_row
