@@ -11,6 +11,7 @@ import zoneinfo
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -68,13 +69,13 @@ def digest_local_date(
     return day if local >= moment else None
 
 
-def digest_candidates(*, now: datetime) -> list[DigestCandidate]:
-    """Learners owed a digest at `now`: items due, reminders on and not paused, the reminder hour
-    of their local day reached, and no digest yet for that local date.
+def digest_candidate_rows(*, now: datetime) -> QuerySet[User, tuple[Any, ...]]:
+    """The scan's one query: learners with an item due, reminders on, not paused for every
+    possible local date, with the date of their latest digest.
 
-    One query. It starts from the due schedules through the (due, learner) index, so its cost
-    follows the learners (and items) due, not the size of the schedule table; each user row
-    carries the date of its latest digest (the unique (learner, local_date) index, read backwards).
+    It starts from the due schedules through the (due, learner) index, so its cost follows the
+    learners (and items) due, not the size of the schedule table; the latest digest date comes
+    from the unique (learner, local_date) index, read backwards.
     """
     due_learners = RecallSchedule.objects.filter(due__lte=now).values("learner_id")
     latest_digest = (
@@ -84,13 +85,14 @@ def digest_candidates(*, now: datetime) -> list[DigestCandidate]:
     )
     # No local date is later than UTC's date + 1 (UTC+14), so a pause ending on or after it
     # covers everyone; nearer pauses are checked per learner below.
-    rows = (
+    return (
         User.objects.filter(id__in=due_learners, reminders_enabled=True, is_active=True)
         .filter(
             Q(reminders_paused_until__isnull=True)
             | Q(reminders_paused_until__lte=now.astimezone(zoneinfo.ZoneInfo("UTC")).date())
         )
         .annotate(latest_digest=Subquery(latest_digest))
+        .order_by()
         .values_list(
             "id",
             "time_zone",
@@ -100,6 +102,13 @@ def digest_candidates(*, now: datetime) -> list[DigestCandidate]:
             "latest_digest",
         )
     )
+
+
+def digest_candidates(*, now: datetime) -> list[DigestCandidate]:
+    """Learners owed a digest at `now`: items due, reminders on and not paused, the reminder hour
+    of their local day reached, and no digest yet for that local date. The local time is
+    computed once per time zone."""
+    rows = digest_candidate_rows(now=now)
     by_zone: dict[str, list[tuple[int, int, int, date | None, date | None]]] = defaultdict(list)
     for learner_id, zone, day_start, hour, paused_until, latest in rows:
         by_zone[zone].append((learner_id, day_start, hour, paused_until, latest))
