@@ -243,6 +243,7 @@ else:
         "data_folder_in": str(VAR_DIR / "celery" / "queue"),
         "data_folder_out": str(VAR_DIR / "celery" / "queue"),
         "processed_folder": str(VAR_DIR / "celery" / "processed"),
+        "control_folder": str(VAR_DIR / "celery" / "control"),
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True
