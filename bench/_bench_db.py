@@ -1,0 +1,49 @@
+"""A throwaway PostgreSQL database for the quizzes benchmarks, then Django set up on it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def use_throwaway_database(name: str) -> str:
+    """Recreate database `name` next to DATABASE_URL's, point Django at it and migrate."""
+    base = os.environ.get("DATABASE_URL", "")
+    if not base.startswith(("postgres://", "postgresql://")):
+        sys.exit(
+            "Set DATABASE_URL=postgres://... (the benchmark makes its own database beside it)."
+        )
+    import psycopg
+
+    parts = urlsplit(base)
+    admin_url = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = urlunsplit(parts._replace(path=f"/{name}"))
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DEBUG", "false")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    return url
+
+
+def drop_database(name: str) -> None:
+    from django.db import connections
+
+    connections.close_all()
+    import psycopg
+
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
