@@ -62,6 +62,15 @@ def new_items_for(*, learner: User) -> QuerySet[QuizItem]:
     )
 
 
+def enrolled_item_for(*, learner: User, item_id: int) -> QuizItem:
+    """An item of a course the learner is enrolled in (raises QuizItem.DoesNotExist)."""
+    return QuizItem.objects.select_related("lesson__module__course").get(
+        pk=item_id,
+        lesson__module__course__enrollments__user=learner,
+        lesson__module__course__enrollments__role=Enrollment.Role.LEARNER,
+    )
+
+
 @dataclass(frozen=True)
 class QueueCard:
     item: QuizItem

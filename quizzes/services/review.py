@@ -173,13 +173,16 @@ def schedule_start(
 
 
 def review_undo(*, learner: User, now: datetime) -> ReviewLog:
-    """Undo the learner's latest grade not yet undone: the schedule returns to its state before.
+    """Undo the learner's latest session grade not yet undone: the schedule returns to its state
+    before it.
 
     The review log stays as it was written; a ReviewUndo row records the undo.
     """
     with transaction.atomic():
+        # Undo belongs to the review session: a lesson answer is not a session grade.
         log = (
             ReviewLog.objects.filter(learner=learner, undo__isnull=True)
+            .exclude(source=ReviewLog.Source.LESSON)
             .order_by("-reviewed_at", "-id")
             .first()
         )

@@ -17,7 +17,7 @@ from accounts.http import AuthenticatedHttpRequest
 from quizzes.forms import GradeForm
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.preview import grade_previews
-from quizzes.selectors.queue import QueueCard, card_for, due_queue_for
+from quizzes.selectors.queue import QueueCard, card_for, due_queue_for, enrolled_item_for
 from quizzes.services.review import (
     NothingToUndo,
     StaleCard,
@@ -121,10 +121,11 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
                 source=ReviewLog.Source.REVIEW,
             )
         elif item_id is not None:
-            card = card_for(learner=request.user, schedule_id=None, item_id=item_id)
+            # Not only new items: a retried first grade must reach schedule_start to be replayed.
+            item = enrolled_item_for(learner=request.user, item_id=item_id)
             schedule_start(
                 learner=request.user,
-                item=card.item,
+                item=item,
                 card_token=form.cleaned_data["card_token"],
                 rating=form.cleaned_data["rating"],
                 now=now,

@@ -214,7 +214,6 @@ def test_undo_restores_state_before_and_keeps_the_log(learner):
     assert schedule.reps == 1 and schedule.lapses == 0
     assert ReviewLog.objects.filter(pk=log.pk, rating=1).exists()
     assert ReviewUndo.objects.get().log_id == log.pk
-    # The next undo goes to the first grade; then there is nothing left.
-    review_undo(learner=learner, now=later)
+    # The first grade was the lesson answer: not a session grade, so nothing is left to undo.
     with pytest.raises(NothingToUndo):
         review_undo(learner=learner, now=later)

@@ -102,6 +102,14 @@ def test_new_items_come_after_due_and_are_graded_in_session(client, learner):
     assert count_of(response.content.decode()) == 2
     log = ReviewLog.objects.get()
     assert log.source == ReviewLog.Source.REVIEW and log.item == c.mc
+    # A retried first grade (same token) is answered, not a 404, and writes nothing more.
+    retry = client.post(
+        reverse("quizzes:grade"),
+        {"item_id": c.mc.pk, "card_token": token, "rating": 1},
+        **HTMX,
+    )
+    assert retry.status_code == 200 and count_of(retry.content.decode()) == 2
+    assert ReviewLog.objects.count() == 1
 
 
 def test_grading_another_learners_schedule_is_404(client, learner):
