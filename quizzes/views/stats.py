@@ -40,7 +40,12 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(
         request,
         "quizzes/stats.html",
-        {"stats": stats, "forecast_chart": forecast_chart, "history_chart": history_chart},
+        {
+            "stats": stats,
+            "forecast_chart": forecast_chart,
+            "history_chart": history_chart,
+            "taught": list(courses_taught_by(user=request.user).only("slug", "title")),
+        },
     )
 
 

@@ -231,8 +231,11 @@ def test_stats_pages(client, learner, instructor):
     client.force_login(learner)
     html = client.get(reverse("quizzes:stats")).content.decode()
     assert "<svg" in html and "true retention" in html and 'style="' not in html
+    assert "Courses you teach" not in html
     EnrollmentFactory(course=c.course, user=instructor, role="instructor")
     client.force_login(instructor)
+    html = client.get(reverse("quizzes:stats")).content.decode()
+    assert reverse("quizzes:course_stats", args=[c.course.slug]) in html
     html = client.get(reverse("quizzes:course_stats", args=[c.course.slug])).content.decode()
     assert html.count('data-testid="item-row"') == 3 and "100%" in html
     other = course_with_items()
