@@ -217,3 +217,28 @@ def test_undo_restores_state_before_and_keeps_the_log(learner):
     # The first grade was the lesson answer: not a session grade, so nothing is left to undo.
     with pytest.raises(NothingToUndo):
         review_undo(learner=learner, now=later)
+
+
+@pytest.mark.parametrize("rating", [1, 2, 3, 4])
+def test_grade_button_preview_is_what_the_grade_does(learner, rating):
+    """The interval shown on each grade button is the interval the grade then gives."""
+    from quizzes.selectors.preview import grade_previews
+    from quizzes.selectors.queue import card_for
+    from quizzes.services import fsrs_adapter
+
+    c = course_with_items(learner=learner, learning_steps_minutes=[1, 10])
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    schedule = RecallSchedule.objects.get()
+    now = schedule.due + timedelta(days=2)
+    card = card_for(learner=learner, schedule_id=schedule.pk, item_id=None)
+    previews = {p.rating: p.interval for p in grade_previews(card=card, now=now)}
+    review_grade(
+        learner=learner,
+        schedule_id=schedule.pk,
+        card_token=schedule.card_token,
+        rating=rating,
+        now=now,
+    )
+    schedule.refresh_from_db()
+    assert previews[rating] == fsrs_adapter.interval_label(schedule.due - now)
+    assert len(set(previews.values())) >= 3  # the four buttons do not all say the same
