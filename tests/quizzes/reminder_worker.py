@@ -57,14 +57,25 @@ class Received:
 @dataclass
 class SMTPRecorder:
     """The handler of a local SMTP server. `refuse` holds replies to give instead of 250, one per
-    message, in turn (e.g. 421, 451, 554); `delay` holds each message before answering 250, so a
-    test can kill a worker while sends are in flight."""
+    message, in turn (e.g. 421, 451, 554); `delay` holds each message after receiving it and before
+    answering 250, `rcpt_delay` holds each send before the message is sent, so a test can kill a
+    worker while sends are in flight on either side of the server accepting the message."""
 
     delay: float = 0.0
+    rcpt_delay: float = 0.0
     refuse: list[str] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: Any
+    ) -> str:
+        # A delay here holds the send before the server has the message at all.
+        if self.rcpt_delay:
+            await asyncio.sleep(self.rcpt_delay)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         if self.refuse:
