@@ -8,6 +8,7 @@ of a send finds the row already claimed or sent.
 
 from __future__ import annotations
 
+import email.policy
 import zoneinfo
 from collections import defaultdict
 from dataclasses import dataclass
@@ -294,6 +295,50 @@ def review_session_url() -> str:
         return _absolute("/review/")
 
 
+class _UnfoldedLinkHeaders(email.policy.EmailPolicy):
+    """The caller's email policy, except that List-Unsubscribe is written on one line.
+
+    The standard policies fold a header longer than 78 characters, and a URL has no space to fold
+    at, so they turn it into an RFC 2047 encoded word, which RFC 8058 readers do not decode. One
+    line of up to 998 characters is what RFC 5322 allows.
+    """
+
+    UNFOLDED = frozenset({"list-unsubscribe"})
+
+    def _unfolded(self, name: str, value: str) -> str | None:
+        text = str(value)
+        if name.lower() in self.UNFOLDED and text.isascii() and len(name) + len(text) < 990:
+            return f"{name}: {text}{self.linesep}"
+        return None
+
+    def fold(self, name: str, value: str) -> str:
+        return self._unfolded(name, value) or super().fold(name, value)
+
+    def fold_binary(self, name: str, value: str) -> bytes:
+        line = self._unfolded(name, value)
+        return line.encode("ascii") if line else super().fold_binary(name, value)
+
+
+_POLICY_FIELDS = (
+    "linesep",
+    "utf8",
+    "cte_type",
+    "max_line_length",
+    "raise_on_defect",
+    "mangle_from_",
+    "refold_source",
+)
+
+
+class DigestEmail(EmailMultiAlternatives):
+    def message(self, *, policy: Any = None) -> Any:
+        policy = policy or email.policy.default
+        unfolded = _UnfoldedLinkHeaders().clone(
+            **{field: getattr(policy, field) for field in _POLICY_FIELDS if hasattr(policy, field)}
+        )
+        return super().message(policy=unfolded)
+
+
 def digest_message_build(
     *, digest: ReminderDigest, learner: User, content: DigestContent, now: datetime
 ) -> EmailMultiAlternatives:
@@ -322,7 +367,7 @@ def digest_message_build(
         "local_date": digest.local_date,
     }
     subject = render_to_string("quizzes/email/digest_subject.txt", context).strip()
-    message = EmailMultiAlternatives(
+    message = DigestEmail(
         subject=" ".join(subject.split()),
         body=render_to_string("quizzes/email/digest.txt", context),
         to=[learner.email],

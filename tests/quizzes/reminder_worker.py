@@ -51,6 +51,7 @@ class Received:
     message_id: str
     subject: str
     received_at: float  # the whole message is in the server's hands (DATA complete)
+    raw: bytes = b""
     acked_at: float | None = None  # the server has answered 250
 
 
@@ -89,6 +90,7 @@ class SMTPRecorder:
             message_id=str(parsed["Message-ID"]),
             subject=str(parsed["Subject"]),
             received_at=time.monotonic(),
+            raw=envelope.original_content or envelope.content,
         )
         with self.lock:
             self.received.append(record)

@@ -77,6 +77,10 @@ class TestDigestEmail:
         link = re.fullmatch(r"<(.+)>", message["List-Unsubscribe"]).group(1)
         assert "/reminders/unsubscribe/" in link
         assert link in mail.outbox[0].body
+        # Written on one line as-is: an RFC 2047 encoded word would hide the URL from RFC 8058
+        # readers.
+        raw = mail.outbox[0].message().as_bytes()
+        assert f"\nList-Unsubscribe: <{link}>\n".encode() in raw
         assert [h["status"] for h in digest.history] == ["pending", "sending", "sent"]
 
     def test_multiple_choice_prompt_lists_its_choices(self, django_capture_on_commit_callbacks):

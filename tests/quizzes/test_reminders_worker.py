@@ -6,6 +6,7 @@ Every wait is bounded (60 s). Workers always stop in a `finally`.
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import timedelta
 
@@ -106,6 +107,13 @@ def test_worker_sends_exactly_one_email_per_learner(broker) -> None:  # type: ig
             assert digest.attempts == 1
             received = [r for r in server.recorder.received if r.to == [digest.learner.email]]
             assert received[0].message_id == digest.message_id
+            # RFC 8058 over the wire: the one-click URL on one line, not an RFC 2047 encoded word.
+            assert re.search(
+                rb"^List-Unsubscribe: <http[^\s>]+/reminders/unsubscribe/[^\s>]+/>\r?$",
+                received[0].raw,
+                re.MULTILINE,
+            )
+            assert b"\nList-Unsubscribe-Post: List-Unsubscribe=One-Click" in received[0].raw
 
 
 @pytest.mark.parametrize("server_side", ["after_accept", "before_accept"])
