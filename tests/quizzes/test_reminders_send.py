@@ -158,6 +158,8 @@ class TestStatus:
         call_command("reminders", "status")
         out = capsys.readouterr().out
         assert "sent 1, failed 1, pending 1" in out
+        assert f"failed: {b.email}" in out
+        assert "boom" in out
         assert c.pk
 
     def test_command_scan_then_retry(self, django_capture_on_commit_callbacks, capsys):

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
+from quizzes.models import ReminderDigest
 from quizzes.selectors.reminders import digest_counts, utc_day_bounds
 from quizzes.services.reminders import digests_retry, digests_scan
 
@@ -38,3 +39,12 @@ class Command(BaseCommand):
             f"digests today ({start.date()} UTC): sent {counts.sent}, failed {counts.failed}, "
             f"pending {counts.pending}, sending {counts.sending}, skipped {counts.skipped}"
         )
+        if action == "status":
+            failed = ReminderDigest.objects.filter(
+                status=ReminderDigest.Status.FAILED, created_at__gte=start, created_at__lt=end
+            ).select_related("learner")[:20]
+            for digest in failed:
+                self.stdout.write(
+                    f"  failed: {digest.learner.email} ({digest.local_date}, "
+                    f"{digest.attempts} attempts): {digest.last_error}"
+                )
