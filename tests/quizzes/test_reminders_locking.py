@@ -63,3 +63,38 @@ def test_concurrent_claims_of_one_row_have_one_winner() -> None:
     digest.refresh_from_db()
     assert digest.attempts == 1
     assert connection.vendor == "postgresql"
+
+
+def test_racing_scans_write_one_digest_and_send_one_email_per_learner() -> None:
+    """Four scans at the same moment (a doubled beat, a manual scan): the unique key keeps one
+    row per learner and the claim lets one send through, so each learner gets one email."""
+    from collections import Counter
+
+    from django.core import mail
+
+    from quizzes.services.reminders import digests_scan
+
+    learners = [
+        learner_due(due=timezone.now() - timedelta(hours=1), reminder_hour=0, day_start_hour=0)
+        for _ in range(6)
+    ]
+    barrier = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def scan() -> None:
+        try:
+            barrier.wait(timeout=10)
+            digests_scan(now=timezone.now())  # sends run eagerly on commit, in this thread
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=scan) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    assert ReminderDigest.objects.count() == len(learners)
+    assert Counter(to for m in mail.outbox for to in m.to) == {u.email: 1 for u in learners}
