@@ -41,7 +41,8 @@ def test_embedded_default_filesystem_broker_writes_the_digest_to_the_mail_folder
     }
     # What beat does in embedded mode: put the scan on the `default` queue, here from a producer
     # on the same filesystem broker.
-    producer = Celery("embedded-beat", broker="filesystem://")
+    # Not the current app: shared tasks in later tests must still resolve to config.celery.
+    producer = Celery("embedded-beat", broker="filesystem://", set_as_current=False)
     producer.conf.broker_transport_options = {
         "data_folder_in": str(tmp_path / "queue"),
         "data_folder_out": str(tmp_path / "queue"),
