@@ -19,6 +19,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "data_folder_in": str(_folder / "queue"),
     "data_folder_out": str(_folder / "queue"),
     "processed_folder": str(_folder / "processed"),
+    "control_folder": str(_folder / "control"),
     "store_processed": False,
 }
 MAILERS = {

@@ -30,7 +30,7 @@ def test_embedded_default_filesystem_broker_writes_the_digest_to_the_mail_folder
         reminder_hour=0,
         day_start_hour=0,
     )
-    for sub in ("queue", "processed", "mail"):
+    for sub in ("queue", "processed", "control", "mail"):
         (tmp_path / sub).mkdir()
     env = {
         "DATABASE_URL": worker_database_url(),
@@ -46,6 +46,7 @@ def test_embedded_default_filesystem_broker_writes_the_digest_to_the_mail_folder
     producer.conf.broker_transport_options = {
         "data_folder_in": str(tmp_path / "queue"),
         "data_folder_out": str(tmp_path / "queue"),
+        "control_folder": str(tmp_path / "control"),
     }
     producer.conf.task_queues = settings.CELERY_TASK_QUEUES
     worker = Worker(env, name="embedded")
