@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml requirements.lock
 	@touch $(STAMP)
 
 setup: $(STAMP)
-	@mkdir -p var/mail var/celery/queue var/celery/processed var/celery/control var/cache
+	@mkdir -p var/mail var/celery/queue var/celery/processed var/celery/control var/cache var/static
 
 run: setup
 	$(PY) manage.py migrate --no-input
