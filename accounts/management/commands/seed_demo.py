@@ -1,28 +1,39 @@
-"""Create the demo learner and demo instructor and enrol them; print their logins."""
+"""Create the demo learner and demo instructor, enrol them, and give the learner recall to do."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.services import user_create_verified
 from courses.models import Course, Enrollment
+from quizzes.models import QuizItem, RecallSchedule
+from quizzes.services.answers import ItemResponse, item_answer
 
 DEMO_PASSWORD = "demo-password-123"
 DEMO_LEARNER = "learner@demo.local"
 DEMO_INSTRUCTOR = "instructor@demo.local"
+DEMO_ANSWERED_ITEMS = 3
 
 
 class Command(BaseCommand):
-    help = "Create (or reset) the demo learner and instructor and enrol them in every course."
+    help = (
+        "Create (or reset) the demo learner and instructor, enrol them in every course, and have the "
+        "learner answer a few first-lesson items two days ago so recall is due now."
+    )
 
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
         learner = user_create_verified(
             email=DEMO_LEARNER, password=DEMO_PASSWORD, display_name="Demo Learner"
         )
+        # The demo digest should not wait for 08:00: any hour of the learner's day will do.
+        learner.reminder_hour = 0
+        learner.save(update_fields=["reminder_hour"])
         instructor = user_create_verified(
             email=DEMO_INSTRUCTOR,
             password=DEMO_PASSWORD,
@@ -36,6 +47,29 @@ class Command(BaseCommand):
             Enrollment.objects.update_or_create(
                 course=course, user=instructor, defaults={"role": Enrollment.Role.INSTRUCTOR}
             )
+        answered = self._answer_first_items(learner)
         self.stdout.write(self.style.SUCCESS(f"Demo logins (password for both: {DEMO_PASSWORD})"))
-        self.stdout.write(f"  learner:    {DEMO_LEARNER}")
+        self.stdout.write(f"  learner:    {DEMO_LEARNER}  ({answered} recall items due now)")
         self.stdout.write(f"  instructor: {DEMO_INSTRUCTOR}")
+
+    def _answer_first_items(self, learner: Any) -> int:
+        """Once per learner: answer a few items as of two days ago, so their reviews are due now."""
+        if RecallSchedule.objects.filter(learner=learner).exists():
+            return RecallSchedule.objects.filter(learner=learner, due__lte=timezone.now()).count()
+        items = (
+            QuizItem.objects.filter(lesson__module__course__enrollments__user=learner)
+            .exclude(kind=QuizItem.Kind.NUMERIC)
+            .prefetch_related("choices")
+            .order_by("lesson__module__position", "lesson__position", "position")[
+                :DEMO_ANSWERED_ITEMS
+            ]
+        )
+        answered_at = timezone.now() - timedelta(days=2)
+        for item in items:
+            if item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
+                keys = frozenset(c.key for c in item.choices.all() if c.is_correct)
+                response = ItemResponse(choice_keys=keys)
+            else:
+                response = ItemResponse(self_rating=3)
+            item_answer(learner=learner, item=item, response=response, now=answered_at)
+        return RecallSchedule.objects.filter(learner=learner, due__lte=timezone.now()).count()
