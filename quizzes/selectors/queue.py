@@ -8,12 +8,13 @@ loads a learner's schedules into Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import datetime
 
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
 from accounts.models import User
 from courses.models import Enrollment
+from quizzes.local_day import day_bounds_at
 from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
 
 # Without an enrollment to take limits from: no new items, the course default review cap.
@@ -22,15 +23,7 @@ DEFAULT_REVIEW_LIMIT = 200
 
 def local_day_bounds(*, learner: User, now: datetime) -> tuple[datetime, datetime]:
     """Start and end (UTC-aware) of the learner's current day, which begins at day_start_hour."""
-    tz = learner.tz
-    local = now.astimezone(tz)
-    day = local.date()
-    start = datetime.combine(day, time(learner.day_start_hour), tzinfo=tz)
-    if local < start:
-        day = day - timedelta(days=1)
-        start = datetime.combine(day, time(learner.day_start_hour), tzinfo=tz)
-    end = datetime.combine(day + timedelta(days=1), time(learner.day_start_hour), tzinfo=tz)
-    return start, end
+    return day_bounds_at(now=now, time_zone=learner.tz, day_start_hour=learner.day_start_hour)
 
 
 def local_day_of(*, learner: User, moment: datetime) -> datetime:

@@ -10,17 +10,14 @@ from typing import Any
 from django.db.models import (
     Avg,
     Count,
-    DateTimeField,
-    ExpressionWrapper,
-    F,
     Q,
     QuerySet,
-    Value,
 )
 from django.db.models.functions import TruncDate, TruncWeek
 
 from accounts.models import User
 from courses.models import Course, Enrollment, Module
+from quizzes.local_day import local_date_expression
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.queue import local_day_bounds
 from quizzes.services import fsrs_adapter
@@ -39,13 +36,9 @@ def _kept_logs() -> QuerySet[ReviewLog]:
 
 
 def _local_date(field_name: str, learner: User) -> TruncDate:
-    # The learner's day starts at day_start_hour: shift back by that many hours, then take the
-    # local date, so 02:00 on Tuesday with a 04:00 start counts as Monday.
-    shifted = ExpressionWrapper(
-        F(field_name) - Value(timedelta(hours=learner.day_start_hour)),
-        output_field=DateTimeField(),
+    return local_date_expression(
+        field_name, time_zone=learner.tz, day_start_hour=learner.day_start_hour
     )
-    return TruncDate(shifted, tzinfo=learner.tz)
 
 
 @dataclass(frozen=True)
