@@ -54,27 +54,9 @@ class LessonEntry:
     started: bool
 
 
-@dataclass
-class ModuleEntry:
-    module: Module
-    number: int
-    lessons: list[LessonEntry] = field(default_factory=list)
+class _LessonTally:
+    """Counts for anything holding lesson entries: a module, or the whole course."""
 
-    @property
-    def total(self) -> int:
-        return len(self.lessons)
-
-    @property
-    def done(self) -> int:
-        return sum(1 for entry in self.lessons if entry.completed)
-
-
-@dataclass
-class CourseProgress:
-    """A course's modules and lessons in order, with one learner's progress on each."""
-
-    course: Course
-    modules: list[ModuleEntry]
     lessons: list[LessonEntry]
 
     @property
@@ -84,6 +66,22 @@ class CourseProgress:
     @property
     def done(self) -> int:
         return sum(1 for entry in self.lessons if entry.completed)
+
+
+@dataclass
+class ModuleEntry(_LessonTally):
+    module: Module
+    number: int
+    lessons: list[LessonEntry] = field(default_factory=list)
+
+
+@dataclass
+class CourseProgress(_LessonTally):
+    """A course's modules and lessons in order, with one learner's progress on each."""
+
+    course: Course
+    modules: list[ModuleEntry]
+    lessons: list[LessonEntry]
 
     def index_of(self, lesson_id: int) -> int:
         for index, entry in enumerate(self.lessons):
