@@ -11,6 +11,9 @@ from django.http import HttpRequest
 from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
 from courses.services.lessons import lesson_save
 
+# A lesson's editable fields, the same on its own page and inline on its module.
+LESSON_FIELDS = ["title", "slug", "objective", "decision", "estimated_minutes", "body_markdown"]
+
 
 class ModuleInline(admin.TabularInline):
     model = Module
@@ -22,15 +25,7 @@ class ModuleInline(admin.TabularInline):
 
 class LessonInline(admin.StackedInline):
     model = Lesson
-    fields = [
-        "position",
-        "title",
-        "slug",
-        "objective",
-        "decision",
-        "estimated_minutes",
-        "body_markdown",
-    ]
+    fields = ["position", *LESSON_FIELDS]
     ordering = ["position"]
     extra = 0
     show_change_link = True
@@ -75,17 +70,7 @@ class LessonAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug", "objective"]
     ordering = ["module__course", "module__position", "position"]
     readonly_fields = ["body_html"]
-    fields = [
-        "module",
-        "position",
-        "title",
-        "slug",
-        "objective",
-        "decision",
-        "estimated_minutes",
-        "body_markdown",
-        "body_html",
-    ]
+    fields = ["module", "position", *LESSON_FIELDS, "body_html"]
 
     def save_model(self, request: HttpRequest, obj: Lesson, form: ModelForm, change: bool) -> None:
         lesson_save(lesson=obj)
