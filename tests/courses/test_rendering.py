@@ -15,6 +15,22 @@ from courses.services.rendering import html_sanitise, markdown_render
 from tests.factories import LessonFactory
 
 
+def _lesson_form(
+    lesson: Lesson, *, position: int, body_markdown: str, prefix: str = ""
+) -> dict[str, object]:
+    """The admin's lesson fields for `lesson` with a new position and body, as POST data."""
+    fields = {
+        "position": position,
+        "title": lesson.title,
+        "slug": lesson.slug,
+        "objective": lesson.objective,
+        "decision": "",
+        "estimated_minutes": 10,
+        "body_markdown": body_markdown,
+    }
+    return {f"{prefix}{name}": value for name, value in fields.items()}
+
+
 def test_script_tags_and_javascript_links_never_survive() -> None:
     """Raw <script>, event handlers and javascript: URLs are removed, in Markdown or in HTML."""
     markdown = (
@@ -91,13 +107,11 @@ def test_admin_save_rerenders_the_lesson_body(client: Client) -> None:
         url,
         {
             "module": lesson.module_id,
-            "position": 0,
-            "title": lesson.title,
-            "slug": lesson.slug,
-            "objective": lesson.objective,
-            "decision": "",
-            "estimated_minutes": 10,
-            "body_markdown": "| A |\n|---|\n| 1 |\n\n<script>alert(1)</script>",
+            **_lesson_form(
+                lesson,
+                position=0,
+                body_markdown="| A |\n|---|\n| 1 |\n\n<script>alert(1)</script>",
+            ),
         },
     )
     assert response.status_code == 302, response.content[:2000]
@@ -144,13 +158,7 @@ def test_lesson_edited_inline_on_its_module_is_rerendered(client: Client) -> Non
             "lessons-MAX_NUM_FORMS": 1000,
             "lessons-0-id": lesson.pk,
             "lessons-0-module": module.pk,
-            "lessons-0-position": 3,
-            "lessons-0-title": lesson.title,
-            "lessons-0-slug": lesson.slug,
-            "lessons-0-objective": lesson.objective,
-            "lessons-0-decision": "",
-            "lessons-0-estimated_minutes": 10,
-            "lessons-0-body_markdown": "New **bold**",
+            **_lesson_form(lesson, position=3, body_markdown="New **bold**", prefix="lessons-0-"),
         },
     )
     assert response.status_code == 302, response.content[:3000]
