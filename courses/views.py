@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -13,9 +15,26 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses import selectors
+from courses.models import Course, Enrollment
+from courses.selectors import LessonPage
 from courses.services.progress import enrollment_create, lesson_complete, lesson_visit
 
 LEARNERS_PER_PAGE = 50
+
+
+def _course_and_enrollment(
+    request: AuthenticatedHttpRequest, course_slug: str
+) -> tuple[Course, Enrollment | None]:
+    """The course the user may see (else 404) and their enrollment in it, if any."""
+    course = selectors.course_for_learner(slug=course_slug, user=request.user)
+    return course, selectors.enrollment_for(course=course, user=request.user)
+
+
+def _lesson_context(
+    request: AuthenticatedHttpRequest, course: Course, enrollment: Enrollment, lesson_slug: str
+) -> dict[str, Any]:
+    page = selectors.lesson_page_for(course=course, user=request.user, lesson_slug=lesson_slug)
+    return {"course": course, "enrollment": enrollment, "page": page, "lesson": page.lesson}
 
 
 @require_GET
@@ -28,8 +47,7 @@ def catalogue(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def outline(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
-    course = selectors.course_for_learner(slug=course_slug, user=request.user)
-    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    course, enrollment = _course_and_enrollment(request, course_slug)
     progress = selectors.course_progress_for(course=course, user=request.user)
     return render(
         request,
@@ -50,8 +68,7 @@ def enroll(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
 @require_GET
 @login_required
 def resume(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
-    course = selectors.course_for_learner(slug=course_slug, user=request.user)
-    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    course, enrollment = _course_and_enrollment(request, course_slug)
     if enrollment is None:
         return redirect(course)
     progress = selectors.course_progress_for(course=course, user=request.user)
@@ -62,36 +79,28 @@ def resume(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
 @require_GET
 @login_required
 def lesson(request: AuthenticatedHttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
-    course = selectors.course_for_learner(slug=course_slug, user=request.user)
-    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    course, enrollment = _course_and_enrollment(request, course_slug)
     if enrollment is None:
         messages.info(request, _("Enroll in the course to open its lessons."))
         return redirect(course)
-    page = selectors.lesson_page_for(course=course, user=request.user, lesson_slug=lesson_slug)
+    context = _lesson_context(request, course, enrollment, lesson_slug)
+    page: LessonPage = context["page"]
     lesson_visit(enrollment=enrollment, lesson=page.lesson, started=page.entry.started)
-    return render(
-        request,
-        "courses/lesson.html",
-        {"course": course, "enrollment": enrollment, "page": page, "lesson": page.lesson},
-    )
+    return render(request, "courses/lesson.html", context)
 
 
 @require_POST
 @login_required
 def complete(request: AuthenticatedHttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
-    course = selectors.course_for_learner(slug=course_slug, user=request.user)
-    enrollment = selectors.enrollment_for(course=course, user=request.user)
+    course, enrollment = _course_and_enrollment(request, course_slug)
     if enrollment is None:
         return redirect(course)
-    page = selectors.lesson_page_for(course=course, user=request.user, lesson_slug=lesson_slug)
+    context = _lesson_context(request, course, enrollment, lesson_slug)
+    page: LessonPage = context["page"]
     lesson_complete(learner=request.user, lesson=page.lesson)
     page.entry.completed = True
     if request.htmx:
-        return render(
-            request,
-            "courses/lesson.html#completion",
-            {"course": course, "enrollment": enrollment, "page": page, "lesson": page.lesson},
-        )
+        return render(request, "courses/lesson.html#completion", context)
     return redirect(page.lesson)
 
 
