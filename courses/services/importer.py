@@ -71,6 +71,29 @@ def _upsert[M: models.Model](
     return existing
 
 
+def _sync_children[M: models.Model](
+    report: ImportReport,
+    label: str,
+    current: dict[str, M],
+    make: type[M],
+    parent: dict[str, Any],
+    specs: list[tuple[str, dict[str, Any]]],
+) -> None:
+    """Upsert ordered children (a quiz item's choices, a criterion's levels) by key.
+
+    Each one matched is popped from `current`, so what is left there has gone from the content.
+    """
+    for position, (key, values) in enumerate(specs):
+        _upsert(
+            report,
+            f"{label}/{key}",
+            current.pop(key, None),
+            make,
+            {**parent, "key": key},
+            {**values, "position": position},
+        )
+
+
 def _referenced(obj: models.Model, *, ignore: set[type[models.Model]]) -> bool:
     """Whether any row outside `ignore` points at obj (e.g. a capstone score at a rubric level)."""
     for rel in obj._meta.related_objects:
@@ -143,20 +166,20 @@ def _sync_items(report: ImportReport, lesson: Lesson, specs: tuple[ItemSpec, ...
             _item_values(spec, position),
         )
         current = choices.get(item.pk, {})
-        for cpos, cspec in enumerate(spec.choices):
-            _upsert(
-                report,
-                f"choice {lesson.slug}/{spec.key}/{cspec.key}",
-                current.pop(cspec.key, None),
-                Choice,
-                {"item": item, "key": cspec.key},
-                {
-                    "position": cpos,
-                    "text": cspec.text,
-                    "is_correct": cspec.is_correct,
-                    "reason": cspec.reason,
-                },
-            )
+        _sync_children(
+            report,
+            f"choice {lesson.slug}/{spec.key}",
+            current,
+            Choice,
+            {"item": item},
+            [
+                (
+                    cspec.key,
+                    {"text": cspec.text, "is_correct": cspec.is_correct, "reason": cspec.reason},
+                )
+                for cspec in spec.choices
+            ],
+        )
         for gone in current.values():
             gone.delete()
             report.changes.append(f"deleted choice {lesson.slug}/{spec.key}/{gone.key}")
@@ -188,20 +211,24 @@ def _sync_rubric(report: ImportReport, course: Course, spec: RubricSpec) -> None
     for position, cspec in enumerate(spec.criteria):
         criterion = _sync_criterion(report, rubric, criteria.pop(cspec.key, None), cspec, position)
         current = levels.get(criterion.pk, {})
-        for lpos, lspec in enumerate(cspec.levels):
-            _upsert(
-                report,
-                f"rubric level {cspec.key}/{lspec.key}",
-                current.pop(lspec.key, None),
-                Level,
-                {"criterion": criterion, "key": lspec.key},
-                {
-                    "title": lspec.title,
-                    "points": lspec.points,
-                    "description": lspec.description,
-                    "position": lpos,
-                },
-            )
+        _sync_children(
+            report,
+            f"rubric level {cspec.key}",
+            current,
+            Level,
+            {"criterion": criterion},
+            [
+                (
+                    lspec.key,
+                    {
+                        "title": lspec.title,
+                        "points": lspec.points,
+                        "description": lspec.description,
+                    },
+                )
+                for lspec in cspec.levels
+            ],
+        )
         for gone_level in current.values():
             _delete_unless_used(report, gone_level, f"rubric level {cspec.key}/{gone_level.key}")
     for gone in criteria.values():
