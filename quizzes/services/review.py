@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NotRequired, TypedDict, Unpack
 
 from django.db import IntegrityError, transaction
 
@@ -96,35 +97,44 @@ def _locked_schedule(*, learner: User, **lookup: object) -> RecallSchedule:
     )
 
 
-def review_grade(
-    *,
-    learner: User,
-    schedule_id: int,
-    card_token: uuid.UUID | str,
-    rating: int,
-    now: datetime,
-    duration_ms: int | None = None,
-    source: str = ReviewLog.Source.REVIEW,
+class Grade(TypedDict):
+    """What the learner did with a shown card: the token they saw, their rating, when, how long,
+    and where (review session, lesson, reminder email)."""
+
+    card_token: uuid.UUID | str
+    rating: int
+    now: datetime
+    duration_ms: NotRequired[int | None]
+    source: NotRequired[str]
+
+
+def _grade_locked_with(
+    schedule: RecallSchedule, token: uuid.UUID, grade: Grade, *, default_source: str
 ) -> ReviewLog:
+    return _grade_locked(
+        schedule=schedule,
+        card_token=token,
+        rating=_validate_rating(grade["rating"]),
+        now=grade["now"],
+        duration_ms=grade.get("duration_ms"),
+        source=grade.get("source", default_source),
+    )
+
+
+def review_grade(*, learner: User, schedule_id: int, **grade: Unpack[Grade]) -> ReviewLog:
     """Grade the card the learner was shown; idempotent on `card_token`.
 
-    Raises RecallSchedule.DoesNotExist for another learner's schedule and StaleCard when the
-    token is neither current nor one this schedule was already graded with.
+    `grade` is `card_token`, `rating`, `now`, optional `duration_ms` and `source` (default: the
+    review session). Raises RecallSchedule.DoesNotExist for another learner's schedule and
+    StaleCard when the token is neither current nor one this schedule was already graded with.
     """
-    token = uuid.UUID(str(card_token))
-    rating = _validate_rating(rating)
+    token = uuid.UUID(str(grade["card_token"]))
+    _validate_rating(grade["rating"])
     with transaction.atomic():
         schedule = _locked_schedule(learner=learner, pk=schedule_id)
         if schedule.card_token != token:
             return _replay_or_stale(schedule, token)
-        return _grade_locked(
-            schedule=schedule,
-            card_token=token,
-            rating=rating,
-            now=now,
-            duration_ms=duration_ms,
-            source=source,
-        )
+        return _grade_locked_with(schedule, token, grade, default_source=ReviewLog.Source.REVIEW)
 
 
 @dataclass(frozen=True)
@@ -133,42 +143,29 @@ class FirstGrade:
     created: bool  # False when the learner already had a schedule for the item
 
 
-def schedule_start(
-    *,
-    learner: User,
-    item: QuizItem,
-    card_token: uuid.UUID | str,
-    rating: int,
-    now: datetime,
-    duration_ms: int | None = None,
-    source: str = ReviewLog.Source.LESSON,
-) -> FirstGrade:
+def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> FirstGrade:
     """The learner's first grade of an item: create its recall schedule and review it once.
 
     Safe to race: the (learner, item) unique constraint lets one request create the schedule;
     a replay with the same token returns that first log. If the item was already scheduled under
-    another token, raises StaleCard.
+    another token, raises StaleCard. `grade` as for review_grade; `source` defaults to the lesson.
     """
-    token = uuid.UUID(str(card_token))
-    rating = _validate_rating(rating)
+    token = uuid.UUID(str(grade["card_token"]))
+    _validate_rating(grade["rating"])
     with transaction.atomic():
         try:
             with transaction.atomic():
                 schedule = RecallSchedule.objects.create(
-                    learner=learner, item=item, due=fsrs_adapter.to_utc(now), card_token=token
+                    learner=learner,
+                    item=item,
+                    due=fsrs_adapter.to_utc(grade["now"]),
+                    card_token=token,
                 )
         except IntegrityError:
             schedule = _locked_schedule(learner=learner, item=item)
             return FirstGrade(log=_replay_or_stale(schedule, token), created=False)
         schedule.item = item
-        log = _grade_locked(
-            schedule=schedule,
-            card_token=token,
-            rating=rating,
-            now=now,
-            duration_ms=duration_ms,
-            source=source,
-        )
+        log = _grade_locked_with(schedule, token, grade, default_source=ReviewLog.Source.LESSON)
         return FirstGrade(log=log, created=True)
 
 

@@ -19,6 +19,7 @@ from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.preview import grade_previews
 from quizzes.selectors.queue import QueueCard, card_for, due_queue_for, enrolled_item_for
 from quizzes.services.review import (
+    Grade,
     NothingToUndo,
     StaleCard,
     review_grade,
@@ -109,29 +110,20 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     schedule_id = form.cleaned_data["schedule_id"]
     item_id = form.cleaned_data["item_id"]
     notice = ""
+    grade: Grade = {
+        "card_token": form.cleaned_data["card_token"],
+        "rating": form.cleaned_data["rating"],
+        "now": now,
+        "duration_ms": duration_ms,
+        "source": ReviewLog.Source.REVIEW,
+    }
     try:
         if schedule_id is not None:
-            review_grade(
-                learner=request.user,
-                schedule_id=schedule_id,
-                card_token=form.cleaned_data["card_token"],
-                rating=form.cleaned_data["rating"],
-                now=now,
-                duration_ms=duration_ms,
-                source=ReviewLog.Source.REVIEW,
-            )
+            review_grade(learner=request.user, schedule_id=schedule_id, **grade)
         elif item_id is not None:
             # Not only new items: a retried first grade must reach schedule_start to be replayed.
             item = enrolled_item_for(learner=request.user, item_id=item_id)
-            schedule_start(
-                learner=request.user,
-                item=item,
-                card_token=form.cleaned_data["card_token"],
-                rating=form.cleaned_data["rating"],
-                now=now,
-                duration_ms=duration_ms,
-                source=ReviewLog.Source.REVIEW,
-            )
+            schedule_start(learner=request.user, item=item, **grade)
         else:
             return HttpResponse("No card given.", status=400)
     except (RecallSchedule.DoesNotExist, QuizItem.DoesNotExist) as exc:
