@@ -12,11 +12,23 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
-from quizzes.charts import bar_chart
+from quizzes.charts import BarChart, bar_chart
 from quizzes.forms import CourseSchedulingForm
-from quizzes.selectors.stats import LEECH_LAPSES, courses_taught_by, learner_stats
+from quizzes.selectors.stats import LEECH_LAPSES, WeekRate, courses_taught_by, learner_stats
 from quizzes.selectors.stats import course_stats as course_stats_for
 from quizzes.services.course_settings import course_scheduling_update
+
+
+def _history_chart(history: list[WeekRate]) -> BarChart:
+    """The weekly pass-rate chart, the same on the learner's and the instructor's page."""
+    return bar_chart(
+        values=[None if w.rate is None else w.rate * 100 for w in history],
+        labels=[w.week_start.strftime("%d %b") for w in history],
+        title="Pass rate of reviews per week (%)",
+        max_value=100,
+        value_format="{:.0f}%",
+        label_every=3,
+    )
 
 
 @require_GET
@@ -29,14 +41,7 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         title="Reviews due on each of the next 30 days",
         label_every=7,
     )
-    history_chart = bar_chart(
-        values=[None if w.rate is None else w.rate * 100 for w in stats.history],
-        labels=[w.week_start.strftime("%d %b") for w in stats.history],
-        title="Pass rate of reviews per week (%)",
-        max_value=100,
-        value_format="{:.0f}%",
-        label_every=3,
-    )
+    history_chart = _history_chart(stats.history)
     return render(
         request,
         "quizzes/stats.html",
@@ -54,14 +59,7 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
 def course_stats(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
     stats = course_stats_for(course=course, now=timezone.now())
-    history_chart = bar_chart(
-        values=[None if w.rate is None else w.rate * 100 for w in stats.history],
-        labels=[w.week_start.strftime("%d %b") for w in stats.history],
-        title="Pass rate of reviews per week (%)",
-        max_value=100,
-        value_format="{:.0f}%",
-        label_every=3,
-    )
+    history_chart = _history_chart(stats.history)
     return render(
         request,
         "quizzes/course_stats.html",
