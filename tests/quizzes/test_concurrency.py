@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,6 +17,30 @@ from tests.quizzes.factories import course_with_items
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
+def _race(n: int, call: Callable[[], int]) -> tuple[list[int], list[BaseException]]:
+    """Run `call` in `n` threads released together by a barrier, each on its own connection;
+    return what they returned and what they raised."""
+    barrier = threading.Barrier(n)
+    results: list[int] = []
+    errors: list[BaseException] = []
+
+    def fire() -> None:
+        try:
+            barrier.wait()
+            results.append(call())
+        except BaseException as exc:  # collected and asserted by the caller
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=fire) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results, errors
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_same_grade_writes_one_log(learner):
@@ -24,31 +49,18 @@ def test_concurrent_same_grade_writes_one_log(learner):
     schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
     schedule = RecallSchedule.objects.get()
     token, due = schedule.card_token, schedule.due
-    barrier = threading.Barrier(8)
-    results: list[int] = []
-    errors: list[BaseException] = []
-
-    def fire() -> None:
-        try:
-            barrier.wait()
-            log = review_grade(
+    results, errors = _race(
+        8,
+        lambda: (
+            review_grade(
                 learner=learner,
                 schedule_id=schedule.pk,
                 card_token=token,
                 rating=3,
                 now=due + timedelta(hours=1),
-            )
-            results.append(log.pk)
-        except BaseException as exc:  # collected and asserted below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=fire) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+            ).pk
+        ),
+    )
     assert errors == []
     assert len(results) == 8 and len(set(results)) == 1
     assert ReviewLog.objects.filter(schedule=schedule).count() == 2
@@ -62,25 +74,12 @@ def test_concurrent_first_answer_creates_one_schedule(learner):
     """Two tabs answering an item for the first time with one token make one schedule, one log."""
     c = course_with_items(learner=learner)
     token = uuid.uuid4()
-    barrier = threading.Barrier(4)
-    results: list[int] = []
-    errors: list[BaseException] = []
-
-    def fire() -> None:
-        try:
-            barrier.wait()
-            first = schedule_start(learner=learner, item=c.mc, card_token=token, rating=1, now=T0)
-            results.append(first.log.pk)
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=fire) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results, errors = _race(
+        4,
+        lambda: (
+            schedule_start(learner=learner, item=c.mc, card_token=token, rating=1, now=T0).log.pk
+        ),
+    )
     assert errors == []
     assert len(set(results)) == 1
     assert RecallSchedule.objects.count() == 1
