@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_db import drop_database, use_throwaway_database
+from _bench_db import drop_database, skip_unless_postgres, use_throwaway_database
 
 DB_NAME = "bench_quizzes_replay"
 DEFAULT_LOG = (
@@ -38,6 +38,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="replay only the first N reviews")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway database")
     args = parser.parse_args()
+    skip_unless_postgres()
     if not args.review_log.exists():
         sys.exit(f"No review log at {args.review_log}: pass --review-log PATH")
     with args.review_log.open(newline="") as fh:
