@@ -17,11 +17,12 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_db import drop_database, use_throwaway_database
+from _bench_db import drop_database, skip_unless_postgres, use_throwaway_database
 
 DB_NAME = "bench_quizzes"
 
@@ -29,6 +30,15 @@ DB_NAME = "bench_quizzes"
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(round(q * (len(ordered) - 1)), len(ordered) - 1)]
+
+
+def copy_rows(table_and_columns: str, rows: Iterable[tuple[object, ...]]) -> None:
+    """COPY `rows` into `table (columns)` in one stream."""
+    from django.db import connection
+
+    with connection.cursor() as cursor, cursor.copy(f"COPY {table_and_columns} FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def build(learners: int, items: int, scheduled_share: float, now: datetime) -> None:
@@ -88,62 +98,43 @@ def build(learners: int, items: int, scheduled_share: float, now: datetime) -> N
         Enrollment(course=course, user_id=uid, role=Enrollment.Role.LEARNER) for uid in user_ids
     )
     per_learner = int(items * scheduled_share)
-    with (
-        connection.cursor() as cursor,
-        cursor.copy(
-            "COPY quizzes_recallschedule (learner_id, item_id, state, step, stability, difficulty, "
-            "due, last_review, reps, lapses, card_token, created_at, updated_at) FROM STDIN"
-        ) as copy,
-    ):
+
+    def schedule_rows() -> Iterator[tuple[object, ...]]:
         for uid in user_ids:
             for item_id in rng.sample(item_ids, per_learner):
                 stability = rng.uniform(1, 120)
                 last = now - timedelta(days=rng.uniform(0, 90))
                 due = last + timedelta(days=stability * rng.uniform(0.5, 1.5))
-                copy.write_row(
-                    (
-                        uid,
-                        item_id,
-                        2,
-                        None,
-                        stability,
-                        rng.uniform(1, 10),
-                        due,
-                        last,
-                        rng.randint(1, 12),
-                        rng.randint(0, 3),
-                        uuid.uuid4(),
-                        last,
-                        last,
-                    )
-                )
+                difficulty, reps, lapses = rng.uniform(1, 10), rng.randint(1, 12), rng.randint(0, 3)
+                # state 2 = Review, step NULL; created_at = updated_at = last review.
+                yield (uid, item_id, 2, None, stability, difficulty, due, last, reps, lapses,
+                       uuid.uuid4(), last, last)  # fmt: skip
+
+    copy_rows(
+        "quizzes_recallschedule (learner_id, item_id, state, step, stability, difficulty, "
+        "due, last_review, reps, lapses, card_token, created_at, updated_at)",
+        schedule_rows(),
+    )
     with connection.cursor() as cursor:
         cursor.execute("SELECT id, learner_id, item_id, last_review FROM quizzes_recallschedule")
-        rows = cursor.fetchall()
-    with (
-        connection.cursor() as cursor,
-        cursor.copy(
-            "COPY quizzes_reviewlog (schedule_id, learner_id, item_id, rating, source, reviewed_at, "
-            "duration_ms, scheduled_days, idempotency_key, state_before, state_after) FROM STDIN"
-        ) as copy,
-    ):
-        state = json.dumps({"state": 2, "reps": 3})
-        for sid, uid, item_id, last in rows:
-            copy.write_row(
-                (
-                    sid,
-                    uid,
-                    item_id,
-                    rng.choice((1, 3, 3, 3)),
-                    "review",
-                    last,
-                    rng.randint(2000, 20000),
-                    rng.randint(1, 60),
-                    uuid.uuid4(),
-                    state,
-                    state,
-                )
+        schedules = cursor.fetchall()
+    state = json.dumps({"state": 2, "reps": 3})
+
+    def log_rows() -> Iterator[tuple[object, ...]]:
+        for sid, uid, item_id, last in schedules:
+            rating, duration_ms, days = (
+                rng.choice((1, 3, 3, 3)),
+                rng.randint(2000, 20000),
+                rng.randint(1, 60),
             )
+            yield (sid, uid, item_id, rating, "review", last, duration_ms, days, uuid.uuid4(),
+                   state, state)  # fmt: skip
+
+    copy_rows(
+        "quizzes_reviewlog (schedule_id, learner_id, item_id, rating, source, reviewed_at, "
+        "duration_ms, scheduled_days, idempotency_key, state_before, state_after)",
+        log_rows(),
+    )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
 
@@ -162,7 +153,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--keep", action="store_true", help="keep the bench_quizzes database")
     args = parser.parse_args()
-
+    skip_unless_postgres()
     use_throwaway_database(DB_NAME)
     try:
         return run(args)
