@@ -8,6 +8,9 @@ mail scanners follow links; changes happen only on POST.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+
 from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -18,7 +21,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
-from quizzes.models import ReviewLog
+from accounts.models import User
+from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.selectors.reminders import digest_counts, digests_visible_to, utc_day_bounds
 from quizzes.services.reminders import (
     LinkInvalid,
@@ -37,19 +41,37 @@ class PromptGradeForm(forms.Form):
     card_token = forms.UUIDField(widget=forms.HiddenInput)
 
 
-def _link_invalid(request: HttpRequest) -> HttpResponse:
-    return render(request, "quizzes/reminders/link_invalid.html", status=400)
+def signed_link[T](
+    resolve: Callable[..., T],
+) -> Callable[
+    [Callable[[HttpRequest, T], HttpResponse]], Callable[[HttpRequest, str], HttpResponse]
+]:
+    """A view reached by an email's signed link: `resolve(token=...)` turns the URL's token into
+    what it names, which the view receives instead of the token; a bad, tampered or expired
+    token is the "link invalid" page (400) and never reaches the view."""
+
+    def decorate(
+        view: Callable[[HttpRequest, T], HttpResponse],
+    ) -> Callable[[HttpRequest, str], HttpResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, token: str) -> HttpResponse:
+            try:
+                target = resolve(token=token)
+            except LinkInvalid:
+                return render(request, "quizzes/reminders/link_invalid.html", status=400)
+            return view(request, target)
+
+        return wrapper
+
+    return decorate
 
 
 # RFC 8058: mail providers POST `List-Unsubscribe=One-Click` with no cookie and no CSRF token; the
 # signed token in the URL is the permission, so the view is exempt from CSRF.
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
-def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
-    try:
-        learner = unsubscribe_token_learner(token=token)
-    except LinkInvalid:
-        return _link_invalid(request)
+@signed_link(unsubscribe_token_learner)
+def unsubscribe(request: HttpRequest, learner: User) -> HttpResponse:
     if request.method == "POST":
         reminders_unsubscribe(learner=learner, now=timezone.now())
         return render(
@@ -61,12 +83,9 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def prompt(request: HttpRequest, token: str) -> HttpResponse:
+@signed_link(prompt_token_schedule)
+def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
     """One recall prompt from a digest: answer it, reveal the answer, grade it with a POST."""
-    try:
-        schedule = prompt_token_schedule(token=token)
-    except LinkInvalid:
-        return _link_invalid(request)
     now = timezone.now()
     context: dict[str, object] = {
         "schedule": schedule,
