@@ -40,6 +40,14 @@ class QuizItem(models.Model):
     def __str__(self) -> str:
         return f"{self.key}: {self.prompt[:60]}"
 
+    @property
+    def single_answer(self) -> bool:
+        """A multiple-choice item with exactly one correct choice (answered with radio buttons).
+
+        Reads `choices.all()`, so a prefetch of choices serves it without a query.
+        """
+        return sum(1 for choice in self.choices.all() if choice.is_correct) == 1
+
 
 class Choice(models.Model):
     item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="choices")

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from quizzes.models import RecallSchedule, ReviewLog, ReviewUndo
 from quizzes.services.review import schedule_start
-from tests.factories import EnrollmentFactory, QuizItemFactory, UserFactory
+from tests.factories import ChoiceFactory, EnrollmentFactory, QuizItemFactory, UserFactory
 from tests.quizzes.factories import course_with_items
 
 pytestmark = pytest.mark.django_db
@@ -221,6 +221,47 @@ def test_check_yourself_tag_renders_forms(learner, rf):
     assert html.count('data-testid="cy-item"') == 3
     assert 'type="checkbox"' in html and 'type="number"' in html
     assert "Show the model answer" in html
+
+
+def test_single_answer_item_uses_radio_buttons(learner, rf):
+    """One correct choice: radio buttons and "Choose one"; several: checkboxes and "every"."""
+    from django.template import Context, Template
+
+    c = course_with_items(learner=learner)
+    single = QuizItemFactory(lesson=c.lesson, kind="multiple_choice", position=9)
+    ChoiceFactory(item=single, key="a", position=1, text="Eleven", is_correct=True)
+    ChoiceFactory(item=single, key="b", position=2, text="Twelve")
+    request = rf.get("/")
+    request.user = learner
+    html = Template("{% load quiz_tags %}{% check_yourself lesson %}").render(
+        Context({"lesson": c.lesson, "request": request, "user": learner})
+    )
+    blocks = {
+        m.group(1): m.group(2)
+        for m in re.finditer(r'<li id="item-(\d+)"(.*?)</form>', html, flags=re.S)
+    }
+    single_html, multi_html = blocks[str(single.pk)], blocks[str(c.mc.pk)]
+    assert single_html.count('type="radio"') == 2 and 'type="checkbox"' not in single_html
+    assert "Choose one answer." in single_html and "Choose every" not in single_html
+    assert multi_html.count('type="checkbox"') == 3 and 'type="radio"' not in multi_html
+    assert "Choose every correct answer" in multi_html
+
+
+def test_single_answer_item_without_a_choice_names_the_error(client, learner):
+    """Submitting a single-answer item with nothing chosen says to choose an answer."""
+
+    c = course_with_items(learner=learner)
+    single = QuizItemFactory(lesson=c.lesson, kind="multiple_choice", position=9)
+    ChoiceFactory(item=single, key="a", position=1, is_correct=True)
+    ChoiceFactory(item=single, key="b", position=2)
+    client.force_login(learner)
+    html = client.post(
+        reverse("quizzes:answer", args=[single.pk]),
+        {"token": str(uuid.uuid4())},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert "Choose an answer." in html and 'aria-describedby="choice-error-' in html
+    assert not RecallSchedule.objects.filter(item=single).exists()
 
 
 def test_stats_pages(client, learner, instructor):
