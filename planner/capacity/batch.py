@@ -17,8 +17,16 @@ from fractions import Fraction
 from typing import Any
 
 from planner.capacity.formatting import money, num, whole
-from planner.capacity.results import Assumption, EstimateWarning, FormulaLine, Severity, WarningCode
-from planner.capacity.units import SECONDS_PER_HOUR, CapacityInputError, as_float, exact
+from planner.capacity.results import (
+    Assumption,
+    EstimateNotes,
+    EstimateWarning,
+    FormulaLine,
+    Severity,
+    WarningCode,
+)
+from planner.capacity.units import SECONDS_PER_HOUR, as_float
+from planner.capacity.validation import positive, whole_number
 
 DEFAULT_RETRY_MARGIN = Fraction(0)
 
@@ -34,7 +42,7 @@ class BatchInputs:
 
 
 @dataclass(frozen=True, slots=True)
-class BatchEstimate:
+class BatchEstimate(EstimateNotes):
     items: int
     window_hours: float
     retry_margin: float
@@ -51,10 +59,6 @@ class BatchEstimate:
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
 
-    @property
-    def missing_assumptions(self) -> list[str]:
-        return [a.field for a in self.assumptions]
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "estimate": "batch",
@@ -70,43 +74,28 @@ class BatchEstimate:
             "fits_window": self.fits_window,
             "cost_usd": self.cost_usd,
             "price_per_hour_usd": self.price_per_hour_usd,
-            "warnings": [w.to_dict() for w in self.warnings],
-            "missing_assumptions": self.missing_assumptions,
-            "assumptions": [a.to_dict() for a in self.assumptions],
-            "formulas": [f.to_dict() for f in self.formulas],
+            **self.notes_dict(),
         }
-
-
-def _positive(value: float | Decimal | int, name: str) -> Fraction:
-    if isinstance(value, bool):
-        raise CapacityInputError(name, "must be a number")
-    out = exact(value)
-    if out <= 0:
-        raise CapacityInputError(name, "must be greater than zero")
-    return out
 
 
 def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
     assumptions: list[Assumption] = []
     warnings: list[EstimateWarning] = []
     formulas: list[FormulaLine] = []
-    if isinstance(inputs.items, bool) or not isinstance(inputs.items, int) or inputs.items <= 0:
-        raise CapacityInputError("items", "must be a whole number greater than zero")
-    window = _positive(inputs.window_hours, "window_hours")
+    items = whole_number(inputs.items, "items")
+    window = positive(inputs.window_hours, "window_hours")
     if inputs.retry_margin is None:
         margin = DEFAULT_RETRY_MARGIN
         assumptions.append(Assumption("retry_margin", "0 (no retries planned)"))
     else:
-        margin = exact(inputs.retry_margin)
-        if margin < 0:
-            raise CapacityInputError("retry_margin", "must not be negative")
-    work = inputs.items * (1 + margin)
+        margin = positive(inputs.retry_margin, "retry_margin", allow_zero=True)
+    work = items * (1 + margin)
     required = work / (window * SECONDS_PER_HOUR)
     formulas.append(
         FormulaLine(
             "Required rate",
             "items × (1 + retry margin) ÷ (window hours × 3600)",
-            f"{whole(inputs.items)} × (1 + {num(margin)}) ÷ ({num(window)} × 3600) = {num(required)} items/s",
+            f"{whole(items)} × (1 + {num(margin)}) ÷ ({num(window)} × 3600) = {num(required)} items/s",
         )
     )
     per_worker = None
@@ -114,20 +103,12 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
     hours = None
     fits = None
     cost = None
-    price = (
-        _positive(inputs.price_per_hour, "price_per_hour")
-        if inputs.price_per_hour is not None
-        else None
-    )
-    workers = inputs.workers
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers <= 0
-    ):
-        raise CapacityInputError("workers", "must be a whole number greater than zero")
+    price = positive(inputs.price_per_hour, "price_per_hour")
+    workers = whole_number(inputs.workers, "workers")
     if inputs.items_per_s is None:
         assumptions.append(Assumption("items_per_s", "unknown: measure one worker's throughput"))
     else:
-        per_worker = _positive(inputs.items_per_s, "items_per_s")
+        per_worker = positive(inputs.items_per_s, "items_per_s")
         workers_needed = math.ceil(required / per_worker)
         formulas.append(
             FormulaLine(
@@ -165,7 +146,7 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
                 )
             )
     return BatchEstimate(
-        items=inputs.items,
+        items=items,
         window_hours=as_float(window, 4),
         retry_margin=as_float(margin, 4),
         work_items=math.ceil(work),

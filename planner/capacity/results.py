@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self, overload
+
+from planner.capacity.units import bytes_to_gb
 
 
 class WarningCode(StrEnum):
@@ -26,34 +28,72 @@ class Severity(StrEnum):
     WARNING = "warning"  # the plan works, with a caveat the learner must read
 
 
+class _PlainText:
+    """A dataclass of strings (and string enums) as a JSON object of plain strings."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: str(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True, slots=True)
-class EstimateWarning:
+class EstimateWarning(_PlainText):
     code: WarningCode
     severity: Severity
     message: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": str(self.code), "severity": str(self.severity), "message": self.message}
-
 
 @dataclass(frozen=True, slots=True)
-class Assumption:
+class Assumption(_PlainText):
     """A deciding input the caller did not give, and the value the estimate used instead."""
 
     field: str
     assumed: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"field": self.field, "assumed": self.assumed}
-
 
 @dataclass(frozen=True, slots=True)
-class FormulaLine:
+class FormulaLine(_PlainText):
     """One formula with the caller's numbers substituted, for the page and the human CLI output."""
 
     label: str
     formula: str
     substituted: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "formula": self.formula, "substituted": self.substituted}
+
+class EstimateNotes:
+    """What every estimate carries beside its figures: warnings, assumptions, formulas."""
+
+    __slots__ = ()
+    warnings: list[EstimateWarning]
+    assumptions: list[Assumption]
+    formulas: list[FormulaLine]
+
+    @property
+    def missing_assumptions(self) -> list[str]:
+        return [a.field for a in self.assumptions]
+
+    def notes_dict(self) -> dict[str, Any]:
+        """The closing keys of every estimate's JSON (a contract, like the figures before them)."""
+        return {
+            "warnings": [w.to_dict() for w in self.warnings],
+            "missing_assumptions": self.missing_assumptions,
+            "assumptions": [a.to_dict() for a in self.assumptions],
+            "formulas": [f.to_dict() for f in self.formulas],
+        }
+
+
+class Gigabytes:
+    """A read-only GB view of an exact byte-count field: `weights_gb = Gigabytes("weights_bytes")`."""
+
+    def __init__(self, bytes_field: str) -> None:
+        self.bytes_field = bytes_field
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> Self: ...
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> float: ...
+    def __get__(self, obj: object | None, objtype: type | None = None) -> Self | float:
+        if obj is None:
+            return self
+        return bytes_to_gb(getattr(obj, self.bytes_field))

@@ -27,8 +27,10 @@ from planner.capacity.catalogue import Accelerator, ModelSpec
 from planner.capacity.formatting import gb, num, plain, whole
 from planner.capacity.results import (
     Assumption,
+    EstimateNotes,
     EstimateWarning,
     FormulaLine,
+    Gigabytes,
     Severity,
     WarningCode,
 )
@@ -38,10 +40,10 @@ from planner.capacity.units import (
     CapacityInputError,
     as_float,
     bytes_per_element,
-    bytes_to_gb,
     exact,
     gb_to_bytes,
 )
+from planner.capacity.validation import given_or_catalogue, positive, whole_number
 
 DEFAULT_PRECISION = "bf16"  # the release precision of every model in the catalogue
 DEFAULT_CONTEXT_TOKENS = 4096
@@ -71,7 +73,7 @@ class ServingInputs:
 
 
 @dataclass(frozen=True, slots=True)
-class ServingEstimate:
+class ServingEstimate(EstimateNotes):
     gpu_memory_bytes: int
     weights_bytes: int
     weight_precision: str | None
@@ -100,41 +102,14 @@ class ServingEstimate:
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
 
-    @property
-    def gpu_memory_gb(self) -> float:
-        return bytes_to_gb(self.gpu_memory_bytes)
-
-    @property
-    def weights_gb(self) -> float:
-        return bytes_to_gb(self.weights_bytes)
-
-    @property
-    def overhead_gb(self) -> float:
-        return bytes_to_gb(self.overhead_bytes)
-
-    @property
-    def kv_cache_per_user_gb(self) -> float:
-        return bytes_to_gb(self.kv_cache_per_user_bytes)
-
-    @property
-    def available_for_cache_gb(self) -> float:
-        return bytes_to_gb(self.available_for_cache_bytes)
-
-    @property
-    def headroom_gb(self) -> float:
-        return bytes_to_gb(self.headroom_bytes)
-
-    @property
-    def kv_cache_in_use_gb(self) -> float:
-        return bytes_to_gb(self.kv_cache_in_use_bytes)
-
-    @property
-    def free_gb(self) -> float:
-        return bytes_to_gb(self.free_bytes)
-
-    @property
-    def missing_assumptions(self) -> list[str]:
-        return [a.field for a in self.assumptions]
+    gpu_memory_gb = Gigabytes("gpu_memory_bytes")
+    weights_gb = Gigabytes("weights_bytes")
+    overhead_gb = Gigabytes("overhead_bytes")
+    kv_cache_per_user_gb = Gigabytes("kv_cache_per_user_bytes")
+    available_for_cache_gb = Gigabytes("available_for_cache_bytes")
+    headroom_gb = Gigabytes("headroom_bytes")
+    kv_cache_in_use_gb = Gigabytes("kv_cache_in_use_bytes")
+    free_gb = Gigabytes("free_bytes")
 
     @property
     def warning_codes(self) -> list[str]:
@@ -176,29 +151,8 @@ class ServingEstimate:
             "kv_cache_in_use_bytes": self.kv_cache_in_use_bytes,
             "free_gb": self.free_gb,
             "free_bytes": self.free_bytes,
-            "warnings": [w.to_dict() for w in self.warnings],
-            "missing_assumptions": self.missing_assumptions,
-            "assumptions": [a.to_dict() for a in self.assumptions],
-            "formulas": [f.to_dict() for f in self.formulas],
+            **self.notes_dict(),
         }
-
-
-def _positive(value: Fraction, field: str, *, allow_zero: bool = False) -> Fraction:
-    if value < 0 or (value == 0 and not allow_zero):
-        raise CapacityInputError(
-            field, "must be greater than zero" if not allow_zero else "must not be negative"
-        )
-    return value
-
-
-def _positive_int(value: int | None, field: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise CapacityInputError(field, "must be a whole number")
-    if value <= 0:
-        raise CapacityInputError(field, "must be greater than zero")
-    return value
 
 
 def kv_bytes_per_token(*, layers: int, kv_heads: int, head_dim: int, precision: str) -> Fraction:
@@ -213,24 +167,24 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
     formulas: list[FormulaLine] = []
 
     # Memory.
-    if inputs.gpu_memory_gb is not None:
-        memory = _positive(gb_to_bytes(inputs.gpu_memory_gb), "gpu_memory_gb")
-    elif acc is not None and acc.memory_gb is not None:
-        memory = gb_to_bytes(acc.memory_gb)
-    else:
+    memory_gb = given_or_catalogue(
+        inputs.gpu_memory_gb, "gpu_memory_gb", acc.memory_gb if acc else None
+    )
+    if memory_gb is None:
         raise CapacityInputError("gpu_memory_gb", "give the GPU memory in GB or pick a GPU")
+    memory = memory_gb * BYTES_PER_GB
 
     # Weights: a size, or parameters x precision.
     params: Fraction | None = None
     if inputs.params_b is not None:
-        params = _positive(exact(inputs.params_b), "params_b") * BYTES_PER_GB
+        params = positive(inputs.params_b, "params_b") * BYTES_PER_GB
     elif spec is not None:
         params = exact(spec.params_b) * BYTES_PER_GB
     precision = inputs.weight_precision
     if precision is not None:
         bytes_per_element(precision, "weight_precision")
     if inputs.model_gb is not None:
-        weights = _positive(gb_to_bytes(inputs.model_gb), "model_gb")
+        weights = positive(inputs.model_gb, "model_gb") * BYTES_PER_GB
         if params is None and precision is not None:
             params = weights / bytes_per_element(precision, "weight_precision")
         formulas.append(FormulaLine("Weights", "given", gb(weights)))
@@ -254,26 +208,26 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
 
     # Runtime overhead (CUDA context, activations of the running batch, allocator slack).
     if inputs.overhead_gb is not None:
-        overhead = _positive(gb_to_bytes(inputs.overhead_gb), "overhead_gb", allow_zero=True)
+        overhead = positive(inputs.overhead_gb, "overhead_gb", allow_zero=True) * BYTES_PER_GB
     else:
         overhead = gb_to_bytes(DEFAULT_OVERHEAD_GB)
         assumptions.append(Assumption("overhead_gb", f"{DEFAULT_OVERHEAD_GB} GB"))
 
     # KV cache per user.
-    context = _positive_int(inputs.context_tokens, "context_tokens")
+    context = whole_number(inputs.context_tokens, "context_tokens")
     per_token: Fraction | None = None
     kv_precision = inputs.kv_precision
     if kv_precision is not None:
         bytes_per_element(kv_precision, "kv_precision")
     if inputs.kv_per_user_gb is not None:
-        per_user = _positive(gb_to_bytes(inputs.kv_per_user_gb), "kv_per_user_gb")
+        per_user = positive(inputs.kv_per_user_gb, "kv_per_user_gb") * BYTES_PER_GB
         if context is not None:
             per_token = per_user / context
         formulas.append(FormulaLine("KV cache per user", "given", gb(per_user)))
     else:
-        layers = _positive_int(inputs.layers, "layers") or (spec.layers if spec else None)
-        kv_heads = _positive_int(inputs.kv_heads, "kv_heads") or (spec.kv_heads if spec else None)
-        head_dim = _positive_int(inputs.head_dim, "head_dim") or (spec.head_dim if spec else None)
+        layers = whole_number(inputs.layers, "layers") or (spec.layers if spec else None)
+        kv_heads = whole_number(inputs.kv_heads, "kv_heads") or (spec.kv_heads if spec else None)
+        head_dim = whole_number(inputs.head_dim, "head_dim") or (spec.head_dim if spec else None)
         if layers is None or kv_heads is None or head_dim is None:
             missing = [
                 n
@@ -320,9 +274,7 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
         )
 
     # Users.
-    users = inputs.users
-    if users is not None and (isinstance(users, bool) or not isinstance(users, int) or users < 0):
-        raise CapacityInputError("users", "must be a whole number, zero or more")
+    users = whole_number(inputs.users, "users", allow_zero=True)
     if users is None:
         assumptions.append(Assumption("users", "1 (concurrent users not given)"))
     target = users if users else 1
@@ -400,11 +352,11 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
         )
 
     # Decode speed upper bound (memory-bound roofline).
-    bandwidth: Fraction | None = None
-    if inputs.memory_bandwidth_gb_s is not None:
-        bandwidth = _positive(exact(inputs.memory_bandwidth_gb_s), "memory_bandwidth_gb_s")
-    elif acc is not None and acc.memory_bandwidth_gb_s is not None:
-        bandwidth = exact(acc.memory_bandwidth_gb_s)
+    bandwidth = given_or_catalogue(
+        inputs.memory_bandwidth_gb_s,
+        "memory_bandwidth_gb_s",
+        acc.memory_bandwidth_gb_s if acc else None,
+    )
     decode_bound = None
     if bandwidth is not None:
         decode = bandwidth * BYTES_PER_GB / (weights + per_user)
@@ -416,9 +368,8 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
                 f"{num(bandwidth)} GB/s ÷ ({gb(weights)} + {gb(per_user)}) = {num(decode, 1)} tokens/s",
             )
         )
-    min_decode = None
-    if inputs.min_decode_tokens_per_s is not None:
-        min_decode = _positive(exact(inputs.min_decode_tokens_per_s), "min_decode_tokens_per_s")
+    min_decode = positive(inputs.min_decode_tokens_per_s, "min_decode_tokens_per_s")
+    if min_decode is not None:
         if decode_bound is None:
             assumptions.append(
                 Assumption("memory_bandwidth_gb_s", "unknown: the speed target was not checked")

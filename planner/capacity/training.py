@@ -32,7 +32,15 @@ from typing import Any, Literal
 
 from planner.capacity.catalogue import Accelerator, ModelSpec
 from planner.capacity.formatting import gb, money, num, whole
-from planner.capacity.results import Assumption, EstimateWarning, FormulaLine, Severity, WarningCode
+from planner.capacity.results import (
+    Assumption,
+    EstimateNotes,
+    EstimateWarning,
+    FormulaLine,
+    Gigabytes,
+    Severity,
+    WarningCode,
+)
 from planner.capacity.units import (
     BYTES_PER_GB,
     SECONDS_PER_HOUR,
@@ -41,6 +49,7 @@ from planner.capacity.units import (
     bytes_to_gb,
     exact,
 )
+from planner.capacity.validation import given_or_catalogue, positive, whole_number
 
 Method = Literal["full", "lora", "qlora"]
 METHODS: tuple[str, ...] = ("full", "lora", "qlora")
@@ -79,7 +88,7 @@ class TrainingInputs:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingEstimate:
+class TrainingEstimate(EstimateNotes):
     method: str
     params: int
     trainable_params: int
@@ -105,29 +114,14 @@ class TrainingEstimate:
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
 
-    @property
-    def weights_gb(self) -> float:
-        return bytes_to_gb(self.weights_bytes)
-
-    @property
-    def gradients_gb(self) -> float:
-        return bytes_to_gb(self.gradients_bytes)
-
-    @property
-    def optimizer_state_gb(self) -> float:
-        return bytes_to_gb(self.optimizer_state_bytes)
+    weights_gb = Gigabytes("weights_bytes")
+    gradients_gb = Gigabytes("gradients_bytes")
+    optimizer_state_gb = Gigabytes("optimizer_state_bytes")
+    total_gb = Gigabytes("total_bytes")
 
     @property
     def activations_gb(self) -> float | None:
         return None if self.activations_bytes is None else bytes_to_gb(self.activations_bytes)
-
-    @property
-    def total_gb(self) -> float:
-        return bytes_to_gb(self.total_bytes)
-
-    @property
-    def missing_assumptions(self) -> list[str]:
-        return [a.field for a in self.assumptions]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -161,28 +155,8 @@ class TrainingEstimate:
             "hours_per_run": self.hours_per_run,
             "cost_per_run_usd": self.cost_per_run_usd,
             "price_per_hour_usd": self.price_per_hour_usd,
-            "warnings": [w.to_dict() for w in self.warnings],
-            "missing_assumptions": self.missing_assumptions,
-            "assumptions": [a.to_dict() for a in self.assumptions],
-            "formulas": [f.to_dict() for f in self.formulas],
+            **self.notes_dict(),
         }
-
-
-def _pos(value: float | Decimal | None, name: str) -> Fraction | None:
-    if value is None:
-        return None
-    out = exact(value)
-    if out <= 0:
-        raise CapacityInputError(name, "must be greater than zero")
-    return out
-
-
-def _pos_int(value: int | None, name: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise CapacityInputError(name, "must be a whole number greater than zero")
-    return value
 
 
 def lora_adapter_params(
@@ -218,14 +192,14 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
     if method not in METHODS:
         raise CapacityInputError("method", f"unknown method {method!r}; use full, lora or qlora")
 
-    params_b = _pos(inputs.params_b, "params_b")
+    params_b = positive(inputs.params_b, "params_b")
     if params_b is None:
         if spec is None:
             raise CapacityInputError("params_b", "give the parameters in billions or a model")
         params_b = exact(spec.params_b)
     params = params_b * BYTES_PER_GB  # 10^9 parameters per "B"
-    hidden = _pos_int(inputs.hidden_size, "hidden_size") or (spec.hidden_size if spec else None)
-    layers = _pos_int(inputs.layers, "layers") or (spec.layers if spec else None)
+    hidden = whole_number(inputs.hidden_size, "hidden_size") or (spec.hidden_size if spec else None)
+    layers = whole_number(inputs.layers, "layers") or (spec.layers if spec else None)
 
     constants = Fraction(0)
     if method == "full":
@@ -239,7 +213,7 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
             )
         )
     else:
-        rank = _pos_int(inputs.lora_rank, "lora_rank")
+        rank = whole_number(inputs.lora_rank, "lora_rank")
         if rank is None:
             rank = DEFAULT_LORA_RANK
             assumptions.append(Assumption("lora_rank", str(DEFAULT_LORA_RANK)))
@@ -308,8 +282,8 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
         )
 
     # Activations.
-    batch = _pos_int(inputs.batch_size, "batch_size")
-    seq = _pos_int(inputs.seq_len, "seq_len")
+    batch = whole_number(inputs.batch_size, "batch_size")
+    seq = whole_number(inputs.seq_len, "seq_len")
     checkpointing = inputs.checkpointing
     if checkpointing is None:
         checkpointing = False
@@ -362,9 +336,9 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
         )
     )
 
-    memory = _pos(inputs.gpu_memory_gb, "gpu_memory_gb")
-    if memory is None and acc is not None and acc.memory_gb is not None:
-        memory = exact(acc.memory_gb)
+    memory = given_or_catalogue(
+        inputs.gpu_memory_gb, "gpu_memory_gb", acc.memory_gb if acc else None
+    )
     memory_bytes = memory * BYTES_PER_GB if memory is not None else None
     fits = None if memory_bytes is None else total <= memory_bytes
     if fits is False and memory_bytes is not None:
@@ -387,9 +361,9 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
 
     # Speed and cost.
     flops_per_token = (6 if method == "full" else 4) * params + (2 * params if checkpointing else 0)
-    tokens_per_s = _pos(inputs.tokens_per_s, "tokens_per_s")
+    tokens_per_s = positive(inputs.tokens_per_s, "tokens_per_s")
     if tokens_per_s is None and acc is not None and acc.dense_bf16_tflops:
-        mfu = _pos(inputs.mfu, "mfu")
+        mfu = positive(inputs.mfu, "mfu")
         if mfu is None:
             mfu = DEFAULT_MFU
             assumptions.append(Assumption("mfu", "0.4"))
@@ -413,10 +387,10 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
                 f"{num(tokens_per_s, 0)} ÷ ({batch} × {seq}) = {num(steps_per_s, 4)}",
             )
         )
-    price = _pos(inputs.price_per_hour, "price_per_hour")
-    if price is None and acc is not None and acc.price_per_hour_usd is not None:
-        price = exact(acc.price_per_hour_usd)
-    steps = _pos_int(inputs.steps, "steps")
+    price = given_or_catalogue(
+        inputs.price_per_hour, "price_per_hour", acc.price_per_hour_usd if acc else None
+    )
+    steps = whole_number(inputs.steps, "steps")
     hours = cost = None
     if steps is not None and steps_per_s:
         hours = Fraction(steps) / steps_per_s / SECONDS_PER_HOUR

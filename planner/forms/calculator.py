@@ -6,6 +6,8 @@ also the query-string names of a shareable calculator link.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import fields
 from decimal import Decimal
 from typing import Any, ClassVar
 from urllib.parse import urlencode
@@ -31,6 +33,8 @@ from planner.capacity.training import LORA_TARGETS, METHODS
 
 Estimate = ServingEstimate | TrainingEstimate | BatchEstimate
 ESTIMATE_KINDS = ("serving", "training", "batch")
+# Form field -> the engine input it fills with a catalogue row.
+CATALOGUE_PICKERS = {"gpu": "accelerator", "model": "model"}
 
 
 def _gt_zero(value: Decimal | int) -> None:
@@ -72,6 +76,11 @@ def _precision_field(label: str, help_text: str) -> forms.ChoiceField:
     )
 
 
+def _picker_field(label: str) -> forms.CharField:
+    """A catalogue picker (GPU or model); its choices are filled when the form is built."""
+    return forms.CharField(label=label, required=False, widget=forms.Select)
+
+
 def gpu_choices() -> list[tuple[str, str]]:
     return [("", "custom (type the memory)")] + [
         (a.id, f"{a.name} ({a.memory_gb:g} GB)") for a in default_catalogue().memory_devices()
@@ -98,23 +107,20 @@ class CalculatorForm(forms.Form):
                 assert isinstance(widget, forms.Select)
                 widget.choices = choices()
 
-    def clean_gpu(self) -> str:
-        value: str = (self.cleaned_data.get("gpu") or "").strip().lower()
+    def _clean_catalogue_id(self, name: str, lookup: Callable[[str], object]) -> str:
+        value: str = (self.cleaned_data.get(name) or "").strip().lower()
         if value:
             try:
-                default_catalogue().accelerator(value)
+                lookup(value)
             except CapacityInputError as err:
                 raise ValidationError(err.message, code="unknown") from None
         return value
 
+    def clean_gpu(self) -> str:
+        return self._clean_catalogue_id("gpu", default_catalogue().accelerator)
+
     def clean_model(self) -> str:
-        value: str = (self.cleaned_data.get("model") or "").strip().lower()
-        if value:
-            try:
-                default_catalogue().model(value)
-            except CapacityInputError as err:
-                raise ValidationError(err.message, code="unknown") from None
-        return value
+        return self._clean_catalogue_id("model", default_catalogue().model)
 
     def given(self) -> dict[str, Any]:
         """The cleaned inputs the caller actually gave (None and "" dropped)."""
@@ -148,15 +154,17 @@ class CalculatorForm(forms.Form):
     def _run(self) -> Estimate:
         raise NotImplementedError
 
-    def _catalogue_rows(self) -> dict[str, Any]:
+    def engine_kwargs(self, inputs_class: type[Any]) -> dict[str, Any]:
+        """The cleaned inputs the engine's dataclass names (empty choices as None), plus the
+        catalogue rows the GPU and model pickers name."""
+        names = {f.name for f in fields(inputs_class)} - set(CATALOGUE_PICKERS.values())
+        kwargs = {k: (None if v == "" else v) for k, v in self.cleaned_data.items() if k in names}
         cat = default_catalogue()
-        data = self.cleaned_data
-        rows: dict[str, Any] = {}
-        if data.get("gpu"):
-            rows["accelerator"] = cat.accelerator(data["gpu"])
-        if data.get("model"):
-            rows["model"] = cat.model(data["model"])
-        return rows
+        if self.cleaned_data.get("gpu"):
+            kwargs["accelerator"] = cat.accelerator(self.cleaned_data["gpu"])
+        if self.cleaned_data.get("model"):
+            kwargs["model"] = cat.model(self.cleaned_data["model"])
+        return kwargs
 
     def field_errors(self) -> dict[str, list[str]]:
         return {field: [str(e) for e in errors] for field, errors in self.errors.items()}
@@ -165,9 +173,9 @@ class CalculatorForm(forms.Form):
 class ServingForm(CalculatorForm):
     kind = "serving"
 
-    gpu = forms.CharField(label="GPU", required=False, widget=forms.Select)
+    gpu = _picker_field("GPU")
     gpu_memory_gb = _gb_field("GPU memory (GB)", "Overrides the GPU's memory. GB = 10⁹ bytes.")
-    model = forms.CharField(label="Model", required=False, widget=forms.Select)
+    model = _picker_field("Model")
     model_gb = _gb_field(
         "Weights (GB)", "The weight size, if you know it; else parameters × precision."
     )
@@ -191,32 +199,13 @@ class ServingForm(CalculatorForm):
     min_decode_tokens_per_s = _gb_field("Decode speed target (tokens/s per stream)")
 
     def _run(self) -> ServingEstimate:
-        d = self.cleaned_data
-        return estimate_serving(
-            ServingInputs(
-                gpu_memory_gb=d.get("gpu_memory_gb"),
-                model_gb=d.get("model_gb"),
-                params_b=d.get("params_b"),
-                weight_precision=d.get("weight_precision") or None,
-                overhead_gb=d.get("overhead_gb"),
-                kv_per_user_gb=d.get("kv_per_user_gb"),
-                layers=d.get("layers"),
-                kv_heads=d.get("kv_heads"),
-                head_dim=d.get("head_dim"),
-                kv_precision=d.get("kv_precision") or None,
-                context_tokens=d.get("context_tokens"),
-                users=d.get("users"),
-                memory_bandwidth_gb_s=d.get("memory_bandwidth_gb_s"),
-                min_decode_tokens_per_s=d.get("min_decode_tokens_per_s"),
-                **self._catalogue_rows(),
-            )
-        )
+        return estimate_serving(ServingInputs(**self.engine_kwargs(ServingInputs)))
 
 
 class TrainingForm(CalculatorForm):
     kind = "training"
 
-    model = forms.CharField(label="Model", required=False, widget=forms.Select)
+    model = _picker_field("Model")
     params_b = _gb_field("Parameters (billions)", "Overrides the model's parameter count.")
     method = forms.ChoiceField(
         label="Method",
@@ -244,7 +233,7 @@ class TrainingForm(CalculatorForm):
     )
     hidden_size = _int_field("Hidden size", "Overrides the model's hidden size.")
     layers = _int_field("Layers", "Overrides the model's layer count.")
-    gpu = forms.CharField(label="GPU", required=False, widget=forms.Select)
+    gpu = _picker_field("GPU")
     gpu_memory_gb = _gb_field("GPU memory (GB)")
     tokens_per_s = _gb_field("Measured training tokens/s")
     mfu = _gb_field(
@@ -266,26 +255,7 @@ class TrainingForm(CalculatorForm):
         return value
 
     def _run(self) -> TrainingEstimate:
-        d = self.cleaned_data
-        return estimate_training(
-            TrainingInputs(
-                params_b=d.get("params_b"),
-                method=d.get("method") or "full",
-                lora_rank=d.get("lora_rank"),
-                lora_targets=d.get("lora_targets") or None,
-                batch_size=d.get("batch_size"),
-                seq_len=d.get("seq_len"),
-                checkpointing=d.get("checkpointing"),
-                hidden_size=d.get("hidden_size"),
-                layers=d.get("layers"),
-                gpu_memory_gb=d.get("gpu_memory_gb"),
-                tokens_per_s=d.get("tokens_per_s"),
-                mfu=d.get("mfu"),
-                steps=d.get("steps"),
-                price_per_hour=d.get("price_per_hour"),
-                **self._catalogue_rows(),
-            )
-        )
+        return estimate_training(TrainingInputs(**self.engine_kwargs(TrainingInputs)))
 
 
 class BatchForm(CalculatorForm):
@@ -303,17 +273,7 @@ class BatchForm(CalculatorForm):
     workers = _int_field("Workers available", "Leave empty to size the pool.")
 
     def _run(self) -> BatchEstimate:
-        d = self.cleaned_data
-        return estimate_batch(
-            BatchInputs(
-                items=d["items"],
-                window_hours=d["window_hours"],
-                items_per_s=d.get("items_per_s"),
-                retry_margin=d.get("retry_margin"),
-                price_per_hour=d.get("price_per_hour"),
-                workers=d.get("workers"),
-            )
-        )
+        return estimate_batch(BatchInputs(**self.engine_kwargs(BatchInputs)))
 
 
 FORMS: dict[str, type[CalculatorForm]] = {

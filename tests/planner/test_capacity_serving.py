@@ -8,6 +8,7 @@ import pytest
 
 from planner.capacity import (
     CapacityInputError,
+    ServingEstimate,
     ServingInputs,
     WarningCode,
     default_catalogue,
@@ -27,6 +28,18 @@ def baseline(**overrides: object) -> ServingInputs:
     }
     values.update(overrides)
     return ServingInputs(**values)  # type: ignore[arg-type]
+
+
+def on_catalogue(gpu: str, model: str, **overrides: object) -> ServingEstimate:
+    """A catalogue GPU serving a catalogue model at bf16, one user unless overridden."""
+    values: dict[str, object] = {
+        "accelerator": CAT.accelerator(gpu),
+        "model": CAT.model(model),
+        "weight_precision": "bf16",
+        "users": 1,
+    }
+    values.update(overrides)
+    return estimate_serving(ServingInputs(**values))  # type: ignore[arg-type]
 
 
 def test_source_baseline_is_exact() -> None:
@@ -150,16 +163,7 @@ def test_weights_from_params_and_precision() -> None:
 
 def test_weights_do_not_fit_names_a_precision_that_would() -> None:
     """Llama-3.1-70B at bf16 (141.2 GB) does not fit 80 GB; at fp8 (70.6 GB) it would, with one user."""
-    est = estimate_serving(
-        ServingInputs(
-            accelerator=CAT.accelerator("a100-80gb"),
-            model=CAT.model("llama-3.1-70b"),
-            weight_precision="bf16",
-            overhead_gb=3,
-            context_tokens=4096,
-            users=1,
-        )
-    )
+    est = on_catalogue("a100-80gb", "llama-3.1-70b", overhead_gb=3, context_tokens=4096)
     assert est.fits is False
     assert est.max_active_users == 0
     assert est.available_for_cache_bytes == 0
@@ -181,62 +185,32 @@ def test_no_room_for_serving_is_an_error_not_zero_users() -> None:
 
 def test_memory_bound_when_bandwidth_bound_is_below_target() -> None:
     """L4 (300 GB/s) reading 16.06 GB of weights + 1.07 GB KV per token: ≤ 17.5 tokens/s."""
-    est = estimate_serving(
-        ServingInputs(
-            accelerator=CAT.accelerator("l4"),
-            model=CAT.model("llama-3.1-8b"),
-            weight_precision="bf16",
-            overhead_gb=2,
-            context_tokens=8192,
-            users=1,
-            min_decode_tokens_per_s=20,
-        )
+    est = on_catalogue(
+        "l4", "llama-3.1-8b", overhead_gb=2, context_tokens=8192, min_decode_tokens_per_s=20
     )
     expected = 300e9 / (16_060_000_000 + 131_072 * 8192)
     assert est.decode_tokens_per_s_upper_bound == pytest.approx(expected, abs=0.01)
     assert WarningCode.MEMORY_BOUND in [w.code for w in est.warnings]
-    faster = estimate_serving(
-        ServingInputs(
-            accelerator=CAT.accelerator("h100-sxm"),
-            model=CAT.model("llama-3.1-8b"),
-            weight_precision="bf16",
-            overhead_gb=2,
-            context_tokens=8192,
-            users=1,
-            min_decode_tokens_per_s=20,
-        )
+    faster = on_catalogue(
+        "h100-sxm", "llama-3.1-8b", overhead_gb=2, context_tokens=8192, min_decode_tokens_per_s=20
     )
     assert WarningCode.MEMORY_BOUND not in [w.code for w in faster.warnings]
 
 
 def test_largest_context_for_target_users() -> None:
     """⌊available ÷ (users × KV bytes per token)⌋, and that context really fits."""
-    est = estimate_serving(
-        ServingInputs(
-            gpu_memory_gb=24,
-            model_gb=14,
-            overhead_gb=3,
-            layers=32,
-            kv_heads=8,
-            head_dim=128,
-            kv_precision="bf16",
-            context_tokens=8192,
-            users=20,
-        )
-    )
+    llama_8b_architecture = {
+        "kv_per_user_gb": None,
+        "layers": 32,
+        "kv_heads": 8,
+        "head_dim": 128,
+        "kv_precision": "bf16",
+        "users": 20,
+    }
+    est = estimate_serving(baseline(**llama_8b_architecture, context_tokens=8192))
     assert est.max_context_tokens_for_users == 7_000_000_000 // (20 * 131_072)
     again = estimate_serving(
-        ServingInputs(
-            gpu_memory_gb=24,
-            model_gb=14,
-            overhead_gb=3,
-            layers=32,
-            kv_heads=8,
-            head_dim=128,
-            kv_precision="bf16",
-            context_tokens=est.max_context_tokens_for_users,
-            users=20,
-        )
+        baseline(**llama_8b_architecture, context_tokens=est.max_context_tokens_for_users)
     )
     assert again.fits is True
 

@@ -12,6 +12,18 @@ import pytest
 from django.core.management import CommandError, call_command
 
 ROOT = Path(__file__).resolve().parents[2]
+# The source's baseline: 24 GB GPU, 14 GB weights, 3 GB overhead, 0.6 GB KV cache per user.
+BASELINE = (
+    "serving",
+    "--gpu-memory-gb",
+    "24",
+    "--model-gb",
+    "14",
+    "--overhead-gb",
+    "3",
+    "--kv-per-user-gb",
+    "0.6",
+)
 
 
 def run_json(*args: str) -> dict[str, object]:
@@ -21,17 +33,7 @@ def run_json(*args: str) -> dict[str, object]:
 
 
 def test_serving_baseline_json_keys_and_values() -> None:
-    data = run_json(
-        "serving",
-        "--gpu-memory-gb",
-        "24",
-        "--model-gb",
-        "14",
-        "--overhead-gb",
-        "3",
-        "--kv-per-user-gb",
-        "0.6",
-    )
+    data = run_json(*BASELINE)
     for key in (
         "weights_gb",
         "kv_bytes_per_token",
@@ -118,21 +120,7 @@ def test_batch_json_keys() -> None:
 
 def test_human_output_names_the_figures_and_the_warning() -> None:
     out = StringIO()
-    call_command(
-        "capacity",
-        "serving",
-        "--gpu-memory-gb",
-        "24",
-        "--model-gb",
-        "14",
-        "--overhead-gb",
-        "3",
-        "--kv-per-user-gb",
-        "0.6",
-        "--users",
-        "20",
-        stdout=out,
-    )
+    call_command("capacity", *BASELINE, "--users", "20", stdout=out)
     text = out.getvalue()
     assert "Max active users: 11" in text
     assert "[target_users_do_not_fit]" in text
@@ -195,21 +183,7 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback() -> None:
     assert "--gpu-memory-gb" in lines[0]
     assert "Traceback" not in proc.stderr
     ok = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "capacity",
-            "serving",
-            "--gpu-memory-gb",
-            "24",
-            "--model-gb",
-            "14",
-            "--overhead-gb",
-            "3",
-            "--kv-per-user-gb",
-            "0.6",
-            "--json",
-        ],
+        [sys.executable, "manage.py", "capacity", *BASELINE, "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
