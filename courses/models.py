@@ -26,6 +26,9 @@ class Course(models.Model):
     capstone_due_at = models.DateTimeField(null=True, blank=True)
     # Hash of the imported content folder: a re-import of the same files is a no-op.
     content_hash = models.CharField(max_length=64, blank=True)
+    # Fingerprint of the capstone rubric as the last import left it. A rubric that no longer
+    # matches it was edited by instructors, and a re-import keeps their version.
+    rubric_hash = models.CharField(max_length=64, blank=True, editable=False)
     is_published = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -3,16 +3,20 @@
 Only fields that differ are written, so importing the same files twice writes nothing. Learner data
 (enrolments, lesson progress, recall schedules, review logs) is never touched: a quiz item or a
 lesson that disappeared from the content is deleted only if no learner has data attached to it;
-otherwise it is kept and the report says so.
+otherwise it is kept and the report says so. The capstone rubric is written only while nobody
+has edited it since the last import; an instructor-edited rubric is kept as it is.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from django.db import models, transaction
+from django.db.models import Prefetch
 
 from courses.models import Course, Lesson, LessonProgress, Module
 from courses.services.content import (
@@ -195,11 +199,73 @@ def _sync_items(report: ImportReport, lesson: Lesson, specs: tuple[ItemSpec, ...
             report.changes.append(f"deleted quiz item {lesson.slug}/{gone_item.key}")
 
 
+def _rubric_fingerprint(title: str, criteria: list[tuple[Any, ...]]) -> str:
+    """A hash of a rubric's words, points and order (not its row ids or position numbers)."""
+    return hashlib.sha256(json.dumps([title, criteria]).encode()).hexdigest()
+
+
+def _rubric_fingerprint_of(rubric: Rubric) -> str:
+    criteria = rubric.criteria.order_by("position", "id").prefetch_related(
+        Prefetch("levels", queryset=Level.objects.order_by("position", "id"))
+    )
+    return _rubric_fingerprint(
+        rubric.title,
+        [
+            (
+                c.key,
+                c.title,
+                c.description,
+                [(lv.key, lv.title, lv.description, lv.points) for lv in c.levels.all()],
+            )
+            for c in criteria
+        ],
+    )
+
+
+def _rubric_fingerprint_of_spec(spec: RubricSpec) -> str:
+    return _rubric_fingerprint(
+        spec.title,
+        [
+            (
+                c.key,
+                c.title,
+                c.description,
+                [(lv.key, lv.title, lv.description, lv.points) for lv in c.levels],
+            )
+            for c in spec.criteria
+        ],
+    )
+
+
 def _sync_rubric(report: ImportReport, course: Course, spec: RubricSpec) -> None:
+    """Write the content's rubric unless instructors have edited the course's rubric since.
+
+    The course keeps the fingerprint of the rubric as the last import left it: a rubric that
+    still matches it (or has no criteria yet) is the importer's to update; one that differs from
+    both it and the content was edited by instructors and is left exactly as they made it.
+    """
+    existing = Rubric.objects.filter(course=course).first()
+    if existing is not None and existing.criteria.exists():
+        current = _rubric_fingerprint_of(existing)
+        if current not in (course.rubric_hash, _rubric_fingerprint_of_spec(spec)):
+            report.kept.append(
+                "kept rubric: edited by instructors (the content's rubric was not applied)"
+            )
+            return
+    rubric = _write_rubric(report, course, existing, spec)
+    written = _rubric_fingerprint_of(rubric)
+    if course.rubric_hash != written:
+        course.rubric_hash = written
+        course.save(update_fields=["rubric_hash"])
+
+
+def _write_rubric(
+    report: ImportReport, course: Course, existing: Rubric | None, spec: RubricSpec
+) -> Rubric:
     rubric = _upsert(
         report,
         "rubric",
-        Rubric.objects.filter(course=course).first(),
+        existing,
         Rubric,
         {"course": course},
         {"title": spec.title},
@@ -233,6 +299,7 @@ def _sync_rubric(report: ImportReport, course: Course, spec: RubricSpec) -> None
             _delete_unless_used(report, gone_level, f"rubric level {cspec.key}/{gone_level.key}")
     for gone in criteria.values():
         _delete_unless_used(report, gone, f"rubric criterion {gone.key}", ignore={Level})
+    return rubric
 
 
 def _sync_criterion(

@@ -17,9 +17,11 @@ from django.utils import timezone
 from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
 from courses.services.importer import course_import
 from planner.models import Criterion, Level, Rubric
+from planner.services.capstone_rubric import criterion_save, rubric_ensure
 from quizzes.models import Choice, QuizItem, RecallSchedule
 from tests.courses.conftest import SHIPPED
 from tests.factories import (
+    CourseFactory,
     EnrollmentFactory,
     LessonProgressFactory,
     RecallScheduleFactory,
@@ -289,3 +291,64 @@ def test_import_service_validates_before_touching_the_database(course_folder: Pa
     ):
         course_import(folder=course_folder)
     assert not Course.objects.exists() and not Lesson.objects.exists()
+
+
+def _edit_content_rubric(folder: Path) -> None:
+    manifest = folder / "course.toml"
+    text = manifest.read_text()
+    old = 'description = "No owner, retries or observability."'
+    assert old in text
+    manifest.write_text(text.replace(old, 'description = "Nobody owns it, nothing retries."'))
+
+
+def test_reimport_keeps_a_rubric_edited_by_instructors(course: Course, course_folder: Path) -> None:
+    """An instructor's rubric edit survives a re-import, even when the content's rubric changed."""
+    rubric = Rubric.objects.get(course=course)
+    criterion = rubric.criteria.get(key="operability")
+    criterion_save(rubric=rubric, criterion=criterion, data={"title": "Running it honestly"})
+    _edit_content_rubric(course_folder)
+
+    report = course_import(folder=course_folder)
+
+    assert "kept rubric: edited by instructors" in " ".join(report.kept)
+    assert not [c for c in report.changes if "rubric" in c]
+    criterion.refresh_from_db()
+    assert criterion.title == "Running it honestly"
+    level = criterion.levels.get(key="missing")
+    assert level.description == "No owner, retries or observability."
+    # The command says so too, on stderr, and a second run still keeps the edit.
+    err = io.StringIO()
+    call_command("import_course", str(course_folder), stdout=io.StringIO(), stderr=err)
+    assert "kept rubric: edited by instructors" in err.getvalue()
+    assert Criterion.objects.get(pk=criterion.pk).title == "Running it honestly"
+
+
+def test_unedited_rubric_follows_the_content_on_reimport(
+    course: Course, course_folder: Path
+) -> None:
+    """A rubric nobody edited is updated from the content; importing again changes nothing."""
+    _edit_content_rubric(course_folder)
+
+    report = course_import(folder=course_folder)
+
+    assert "updated rubric level operability/missing: description" in report.changes
+    assert not report.kept
+    level = Level.objects.get(
+        criterion__rubric__course=course, criterion__key="operability", key="missing"
+    )
+    assert level.description == "Nobody owns it, nothing retries."
+    again = course_import(folder=course_folder)
+    assert (again.changes, again.kept) == ([], [])
+
+
+def test_empty_rubric_opened_before_the_import_gets_the_default() -> None:
+    """A rubric with no criteria (an instructor opened the rubric page first) is filled in."""
+    existing = CourseFactory(slug="gpus-tpus-ai-hardware")
+    rubric_ensure(course=existing)
+
+    report = course_import(folder=SHIPPED)
+
+    assert not report.kept
+    rubric = Rubric.objects.get(course=existing)
+    assert rubric.title == "Hardware selection worksheet"
+    assert rubric.criteria.count() == 6
