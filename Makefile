@@ -21,7 +21,7 @@ run: setup
 	$(PY) manage.py seed_workload_cards
 	$(PY) manage.py seed_demo
 	@echo "Site: http://127.0.0.1:$${PORT:-8000}/   (mail lands in var/mail/ unless EMAIL_URL is set)"
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile
+	SITE_URL=$${SITE_URL:-http://127.0.0.1:$${PORT:-8000}} PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -31,8 +31,8 @@ class Command(BaseCommand):
         learner = user_create_verified(
             email=DEMO_LEARNER, password=DEMO_PASSWORD, display_name="Demo Learner"
         )
-        # The demo digest should not wait for 08:00: any hour of the learner's day will do.
-        learner.reminder_hour = 0
+        # The demo digest should not wait for 08:00: it is due from the start of the learner's day.
+        learner.reminder_hour = learner.day_start_hour
         learner.save(update_fields=["reminder_hour"])
         instructor = user_create_verified(
             email=DEMO_INSTRUCTOR,
