@@ -149,8 +149,18 @@ def _apply(*, grade: Grade, scores: list[ScoreInput], overall_feedback: str) -> 
     grade.save()
 
 
-def _locked_submission(submission_id: int) -> CapstoneSubmission:
-    return CapstoneSubmission.objects.select_for_update().get(pk=submission_id)
+def _claimed_submission(*, grader: User, submission_id: int, now: datetime) -> CapstoneSubmission:
+    """Lock the submission for this grading action and check (and renew) the grader's claim."""
+    submission = CapstoneSubmission.objects.select_for_update().get(pk=submission_id)
+    _require_claim(grader=grader, submission=submission, now=now)
+    return submission
+
+
+def _record(
+    *, grade: Grade, actor: User, action: GradeChange.Action, changes: dict[str, Any], now: datetime
+) -> None:
+    """Write the audit row of one grading action (who, when, what changed)."""
+    GradeChange.objects.create(grade=grade, actor=actor, action=action, changes=changes, at=now)
 
 
 def _enqueue_release_email(grade: Grade) -> None:
@@ -169,8 +179,7 @@ def grade_save_draft(
 ) -> Grade:
     """Save the grade as a draft the learner cannot see. Needs the grader's live claim."""
     with transaction.atomic():
-        submission = _locked_submission(submission_id)
-        _require_claim(grader=grader, submission=submission, now=now)
+        submission = _claimed_submission(grader=grader, submission_id=submission_id, now=now)
         grade, _created = Grade.objects.get_or_create(
             submission=submission, defaults={"grader": grader}
         )
@@ -179,12 +188,12 @@ def grade_save_draft(
         before = _snapshot(grade)
         grade.grader = grader
         _apply(grade=grade, scores=scores, overall_feedback=overall_feedback)
-        GradeChange.objects.create(
+        _record(
             grade=grade,
             actor=grader,
             action=GradeChange.Action.DRAFT_SAVED,
             changes=_diff(before, _snapshot(grade)),
-            at=now,
+            now=now,
         )
         return grade
 
@@ -220,8 +229,7 @@ def grade_release(
                 overall_feedback=overall_feedback or "",
                 now=now,
             )
-        submission = _locked_submission(submission_id)
-        _require_claim(grader=grader, submission=submission, now=now)
+        submission = _claimed_submission(grader=grader, submission_id=submission_id, now=now)
         grade = Grade.objects.select_related("submission").get(submission=submission)
         if grade.status == Grade.Status.RELEASED:
             raise GradeReleasedError(_("This grade is already released."))
@@ -230,12 +238,12 @@ def grade_release(
         grade.released_at = now
         grade.grader = grader
         grade.save()
-        GradeChange.objects.create(
+        _record(
             grade=grade,
             actor=grader,
             action=GradeChange.Action.RELEASED,
             changes={"status": [Grade.Status.DRAFT, Grade.Status.RELEASED]},
-            at=now,
+            now=now,
         )
         GradingClaim.objects.filter(submission=submission).delete()
         _enqueue_release_email(grade)
@@ -252,8 +260,7 @@ def grade_regrade(
 ) -> Grade:
     """Change a released grade: recorded (who, when, what changed) and the learner is emailed."""
     with transaction.atomic():
-        submission = _locked_submission(submission_id)
-        _require_claim(grader=grader, submission=submission, now=now)
+        submission = _claimed_submission(grader=grader, submission_id=submission_id, now=now)
         grade = Grade.objects.select_related("submission").get(submission=submission)
         if grade.status != Grade.Status.RELEASED:
             raise ValidationError(_("Only a released grade is regraded; save the draft instead."))
@@ -266,8 +273,8 @@ def grade_regrade(
         grade.grader = grader
         grade.released_at = now
         grade.save()
-        GradeChange.objects.create(
-            grade=grade, actor=grader, action=GradeChange.Action.REGRADED, changes=changes, at=now
+        _record(
+            grade=grade, actor=grader, action=GradeChange.Action.REGRADED, changes=changes, now=now
         )
         _enqueue_release_email(grade)
         return grade
