@@ -192,3 +192,39 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback() -> None:
     )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["max_active_users"] == 11
+
+
+@pytest.mark.parametrize(
+    ("args", "start"),
+    [
+        ([*BASELINE, "--bogus", "3"], "--bogus: unknown option"),
+        ([*BASELINE, "--gpu-memroy-gb=24"], "--gpu-memroy-gb: unknown option"),
+        (["serving", "--gpu-memory-gb"], "--gpu-memory-gb: expected one argument"),
+        (["nope"], "unknown estimate: use serving, training or batch"),
+        ([], "give the estimate: serving, training or batch"),
+    ],
+)
+def test_usage_errors_are_one_line_naming_the_option(args: list[str], start: str) -> None:
+    """argparse's own errors (unknown option, missing value) read like the engine's: one line, 2."""
+    with pytest.raises(CommandError) as err:
+        call_command("capacity", *args, stdout=StringIO())
+    assert err.value.returncode == 2
+    assert str(err.value).startswith(start)
+    assert "\n" not in str(err.value)
+
+
+def test_unknown_option_exits_2_with_one_line_and_no_usage_block() -> None:
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "capacity", *BASELINE, "--gpu-mem-gigs", "24"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines == [
+        "CommandError: --gpu-mem-gigs: unknown option; see `manage.py capacity <estimate> --help`"
+    ]
+    assert proc.stdout == ""

@@ -7,7 +7,7 @@ byte. Bad input exits with status 2 and one line naming the option.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -57,13 +57,47 @@ def option_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
+def one_line_usage_error(message: str) -> str:
+    """argparse's message, as one line that names the option (argparse prints usage + message)."""
+    if message.startswith("unrecognized arguments:"):
+        words = message.removeprefix("unrecognized arguments:").split()
+        options = [w.split("=", 1)[0] for w in words if w.startswith("-")]
+        if options:
+            return f"{options[0]}: unknown option; see `manage.py capacity <estimate> --help`"
+        return f"unexpected argument {words[0]!r}; options start with --"
+    if "invalid choice" in message and "serving|training|batch" in message:
+        return "unknown estimate: use serving, training or batch"
+    if message.startswith("the following arguments are required: serving|training|batch"):
+        return "give the estimate: serving, training or batch"
+    return message.removeprefix("argument ")
+
+
+class OneLineErrorParser(CommandParser):
+    """Usage errors (unknown option, missing value) as one line naming the option, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        line = one_line_usage_error(message)
+        if self.called_from_command_line:
+            self.exit(2, f"CommandError: {line}\n")
+        raise CommandError(line, returncode=2)
+
+
 class Command(BaseCommand):
     help = "Capacity estimates (serving, training, batch) from the planner's engine."
     requires_system_checks: list[str] = []  # pure arithmetic: no database, start fast
 
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        # Django builds a plain CommandParser; unknown options are reported by this top-level one.
+        parser.__class__ = OneLineErrorParser
+        return parser
+
     def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(
-            dest="estimate", required=True, metavar="serving|training|batch"
+            dest="estimate",
+            required=True,
+            metavar="serving|training|batch",
+            parser_class=OneLineErrorParser,
         )
         for kind, form_class in FORMS.items():
             p = sub.add_parser(kind, help=f"{kind} estimate")
