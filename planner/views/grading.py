@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import csv
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
+from accounts.models import User
 from planner.forms.capstone import CriterionForm, GradeForm, LevelFormSet, RubricForm
 from planner.models import CapstoneSubmission, Criterion, Grade
 from planner.selectors.capstone import submission_content_rows
@@ -39,12 +42,16 @@ from planner.services.grading import (
     ClaimHeld,
     ClaimRequired,
     GradeReleasedError,
+    ScoreInput,
     grade_regrade,
     grade_release,
     grade_save_draft,
     submission_claim,
     submission_unclaim,
 )
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 @require_GET
@@ -140,6 +147,29 @@ def grade(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse
     return _grade_page(request, _submission_for(request, submission_id))
 
 
+class _GradeWrite(Protocol):
+    def __call__(
+        self,
+        *,
+        grader: User,
+        submission_id: int,
+        scores: list[ScoreInput],
+        overall_feedback: str,
+        now: datetime,
+    ) -> Grade: ...
+
+
+# The grading form's three buttons: the service each one calls and what the grader is told.
+GRADE_ACTIONS: dict[str, tuple[_GradeWrite, StrOrPromise]] = {
+    "draft": (
+        grade_save_draft,
+        _("Draft saved. The learner cannot see it until you release it."),
+    ),
+    "release": (grade_release, _("Grade released; the learner is being emailed.")),
+    "regrade": (grade_regrade, _("Regrade recorded; the learner is being emailed.")),
+}
+
+
 @require_POST
 @instructor_required
 def grade_save(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse:
@@ -150,46 +180,24 @@ def grade_save(request: AuthenticatedHttpRequest, submission_id: int) -> HttpRes
     if not form.is_valid():
         return _grade_page(request, submission, form, status=400)
     action = request.POST.get("action", "draft")
-    now = timezone.now()
-    scores = form.scores()
-    feedback = form.cleaned_data["overall_feedback"]
+    write, message = GRADE_ACTIONS.get(action, GRADE_ACTIONS["draft"])
     try:
-        if action == "release":
-            grade_release(
-                grader=request.user,
-                submission_id=submission.pk,
-                now=now,
-                scores=scores,
-                overall_feedback=feedback,
-            )
-            messages.success(request, _("Grade released; the learner is being emailed."))
-            return redirect("capstone:grading_queue")
-        if action == "regrade":
-            grade_regrade(
-                grader=request.user,
-                submission_id=submission.pk,
-                scores=scores,
-                overall_feedback=feedback,
-                now=now,
-            )
-            messages.success(request, _("Regrade recorded; the learner is being emailed."))
-        else:
-            grade_save_draft(
-                grader=request.user,
-                submission_id=submission.pk,
-                scores=scores,
-                overall_feedback=feedback,
-                now=now,
-            )
-            messages.success(
-                request, _("Draft saved. The learner cannot see it until you release it.")
-            )
+        write(
+            grader=request.user,
+            submission_id=submission.pk,
+            scores=form.scores(),
+            overall_feedback=form.cleaned_data["overall_feedback"],
+            now=timezone.now(),
+        )
     except (ClaimRequired, GradeReleasedError) as exc:
         form.add_error(None, str(exc))
         return _grade_page(request, submission, form, status=409)
     except ValidationError as exc:
         form.add_error(None, exc)
         return _grade_page(request, submission, form, status=400)
+    messages.success(request, message)
+    if action == "release":
+        return redirect("capstone:grading_queue")
     return redirect("capstone:grade", submission_id=submission.pk)
 
 
