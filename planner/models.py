@@ -99,37 +99,7 @@ class Level(models.Model):
 
 # --- The capstone: worksheets, submitted versions, claims, grades -------------------------------
 
-# The worksheet's fields, in the order the form and a submitted version show them. A submitted
-# version stores these keys as JSON, so the version stays readable if the form changes later.
-WORKSHEET_TEXT_FIELDS = (
-    "feature",
-    "user_problem",
-    "workload_kind",
-    "model_name",
-    "framework",
-    "input_size",
-    "output_size",
-    "precision",
-    "latency_target",
-    "batch_window",
-    "memory_estimate",
-    "data_source",
-    "realistic_input",
-    "mechanism",
-    "design_choice",
-    "retry_plan",
-    "observability",
-    "autoscaling",
-    "metric",
-    "budget",
-    "cost_per_useful_result",
-    "failure_case",
-    "plan_owner",
-    "recommendation",
-    "recommendation_reasons",
-    "first_load_test",
-    "next_rung",
-)
+# The numbers the automatic check recomputes with the capacity engine.
 WORKSHEET_NUMBER_FIELDS = (
     "gpu_memory_gb",
     "model_gb",
@@ -142,7 +112,45 @@ WORKSHEET_NUMBER_FIELDS = (
     "concurrency",
     "claimed_max_users",
 )
-WORKSHEET_FIELDS = (*WORKSHEET_TEXT_FIELDS, *WORKSHEET_NUMBER_FIELDS)
+# The worksheet's sections and their fields, in the order the form and a submitted version show
+# them. A submitted version stores these fields as JSON, so it stays readable if the form changes.
+WORKSHEET_SECTIONS = (
+    (
+        _("The feature and its workload"),
+        ("feature", "user_problem", "workload_kind", "model_name", "framework", "realistic_input"),
+    ),
+    (
+        _("Sizes, precision and targets"),
+        ("input_size", "output_size", "precision", "latency_target", "batch_window", "budget"),
+    ),
+    (
+        _("Memory numbers (the automatic check recomputes these)"),
+        (*WORKSHEET_NUMBER_FIELDS, "memory_estimate"),
+    ),
+    (
+        _("Design and operations"),
+        (
+            "data_source",
+            "mechanism",
+            "design_choice",
+            "retry_plan",
+            "observability",
+            "autoscaling",
+            "metric",
+            "cost_per_useful_result",
+            "failure_case",
+            "plan_owner",
+        ),
+    ),
+    (
+        _("Recommendation"),
+        ("recommendation", "recommendation_reasons", "first_load_test", "next_rung"),
+    ),
+)
+WORKSHEET_FIELDS = tuple(name for _title, names in WORKSHEET_SECTIONS for name in names)
+WORKSHEET_TEXT_FIELDS = tuple(
+    name for name in WORKSHEET_FIELDS if name not in WORKSHEET_NUMBER_FIELDS
+)
 
 
 class CapstoneWorksheet(models.Model):

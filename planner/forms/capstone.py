@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.db import models
 from django.forms import inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +13,7 @@ from accounts.models import User
 from planner.models import (
     WORKSHEET_FIELDS,
     WORKSHEET_NUMBER_FIELDS,
+    WORKSHEET_SECTIONS,
     CapstoneWorksheet,
     Criterion,
     Level,
@@ -22,41 +24,6 @@ from planner.services.grading import ScoreInput
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
-
-# The worksheet's sections, in the order the page shows them.
-WORKSHEET_SECTIONS: tuple[tuple[StrOrPromise, tuple[str, ...]], ...] = (
-    (
-        _("The feature and its workload"),
-        ("feature", "user_problem", "workload_kind", "model_name", "framework", "realistic_input"),
-    ),
-    (
-        _("Sizes, precision and targets"),
-        ("input_size", "output_size", "precision", "latency_target", "batch_window", "budget"),
-    ),
-    (
-        _("Memory numbers (the automatic check recomputes these)"),
-        (*WORKSHEET_NUMBER_FIELDS, "memory_estimate"),
-    ),
-    (
-        _("Design and operations"),
-        (
-            "data_source",
-            "mechanism",
-            "design_choice",
-            "retry_plan",
-            "observability",
-            "autoscaling",
-            "metric",
-            "cost_per_useful_result",
-            "failure_case",
-            "plan_owner",
-        ),
-    ),
-    (
-        _("Recommendation"),
-        ("recommendation", "recommendation_reasons", "first_load_test", "next_rung"),
-    ),
-)
 
 HELP = {
     "feature": _("One feature, e.g. live lesson chat or nightly embedding refresh."),
@@ -81,25 +48,11 @@ class WorksheetForm(forms.ModelForm):
     class Meta:
         model = CapstoneWorksheet
         fields = [*WORKSHEET_FIELDS, "workload_cards"]
+        # Every free-text field is a short textarea (the model's TextFields).
         widgets = {
-            name: forms.Textarea(attrs={"rows": 3})
-            for name in (
-                "user_problem",
-                "memory_estimate",
-                "data_source",
-                "realistic_input",
-                "mechanism",
-                "design_choice",
-                "retry_plan",
-                "observability",
-                "autoscaling",
-                "metric",
-                "cost_per_useful_result",
-                "failure_case",
-                "recommendation_reasons",
-                "first_load_test",
-                "next_rung",
-            )
+            field.name: forms.Textarea(attrs={"rows": 3})
+            for field in CapstoneWorksheet._meta.get_fields()
+            if isinstance(field, models.TextField)
         }
         help_texts = HELP
 
