@@ -188,6 +188,28 @@ def test_teaching_pages_access(client: Client, learner: User, course: Course) ->
     assert client.get(per_course).status_code == 200
 
 
+def test_teaching_pages_link_each_course_to_its_struggle_view_and_grading_queue(
+    client: Client, course: Course
+) -> None:
+    """Both teaching pages link the course's recall statistics and its filtered grading queue."""
+    teacher = InstructorFactory()
+    EnrollmentFactory(course=course, user=teacher, role=Enrollment.Role.INSTRUCTOR)
+    client.force_login(teacher)
+    stats = reverse("quizzes:course_stats", args=[course.slug])
+    queue = f"{reverse('capstone:grading_queue')}?course={course.pk}"
+
+    for page in ["courses:teaching", "courses:teaching_course"]:
+        args = [course.slug] if page == "courses:teaching_course" else []
+        html = client.get(reverse(page, args=args)).text
+        assert f'href="{stats}"' in html, page
+        assert f'href="{queue}"' in html, page
+
+    assert client.get(stats).status_code == 200
+    filtered = client.get(queue)
+    assert filtered.status_code == 200
+    assert filtered.context["selected_course"] == course
+
+
 def test_teaching_course_shows_each_learner_progress(client: Client, course: Course) -> None:
     """Each enrolled learner appears with completed lessons out of the course's total."""
     teacher = InstructorFactory()
