@@ -68,6 +68,8 @@ class ServingInputs:
     users: int | None = None
     memory_bandwidth_gb_s: float | Decimal | None = None
     min_decode_tokens_per_s: float | Decimal | None = None
+    latency_target_ms: float | Decimal | None = None  # per request (or to first token)
+    output_tokens: int | None = None  # generated per request
     accelerator: Accelerator | None = None
     model: ModelSpec | None = None
 
@@ -93,6 +95,9 @@ class ServingEstimate(EstimateNotes):
     memory_bandwidth_gb_s: float | None
     decode_tokens_per_s_upper_bound: float | None
     min_decode_tokens_per_s: float | None
+    latency_target_ms: float | None
+    output_tokens: int | None
+    required_decode_tokens_per_s: float | None
     precision_that_fits: str | None
     kv_cache_in_use_bytes: int
     free_bytes: int
@@ -146,6 +151,9 @@ class ServingEstimate(EstimateNotes):
             "memory_bandwidth_gb_s": self.memory_bandwidth_gb_s,
             "decode_tokens_per_s_upper_bound": self.decode_tokens_per_s_upper_bound,
             "min_decode_tokens_per_s": self.min_decode_tokens_per_s,
+            "latency_target_ms": self.latency_target_ms,
+            "output_tokens": self.output_tokens,
+            "required_decode_tokens_per_s": self.required_decode_tokens_per_s,
             "precision_that_fits": self.precision_that_fits,
             "kv_cache_in_use_gb": self.kv_cache_in_use_gb,
             "kv_cache_in_use_bytes": self.kv_cache_in_use_bytes,
@@ -369,18 +377,51 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
             )
         )
     min_decode = positive(inputs.min_decode_tokens_per_s, "min_decode_tokens_per_s")
-    if min_decode is not None:
+    latency_ms = positive(inputs.latency_target_ms, "latency_target_ms")
+    output_tokens = whole_number(inputs.output_tokens, "output_tokens")
+    # A latency target covers a whole request: its output tokens must stream out within it.
+    from_latency = None
+    if latency_ms is not None and output_tokens is None:
+        assumptions.append(
+            Assumption(
+                "output_tokens",
+                "unknown: the latency target was not turned into a decode speed",
+            )
+        )
+    elif latency_ms is not None and output_tokens is not None:
+        from_latency = output_tokens / (latency_ms / 1000)
+        formulas.append(
+            FormulaLine(
+                "Decode speed the latency target needs",
+                "output tokens ÷ latency target",
+                f"{whole(output_tokens)} tokens ÷ {num(latency_ms / 1000)} s = {num(from_latency, 1)} tokens/s",
+            )
+        )
+    targets = [
+        (rate, why)
+        for rate, why in (
+            (min_decode, "target"),
+            (
+                from_latency,
+                f"that {whole(output_tokens or 0)} output tokens in {num(latency_ms or 0, 0)} ms need",
+            ),
+        )
+        if rate is not None
+    ]
+    required = max(targets, key=lambda t: t[0]) if targets else None
+    if required is not None:
+        rate, why = required
         if decode_bound is None:
             assumptions.append(
                 Assumption("memory_bandwidth_gb_s", "unknown: the speed target was not checked")
             )
-        elif decode_bound < min_decode:
+        elif decode_bound < rate:
             warnings.append(
                 EstimateWarning(
                     WarningCode.MEMORY_BOUND,
                     Severity.ERROR,
                     f"Memory-bound: at most {num(decode_bound, 1)} tokens/s per stream from "
-                    f"{num(bandwidth or 0)} GB/s, below the {num(min_decode)} tokens/s target. "
+                    f"{num(bandwidth or 0)} GB/s, below the {num(rate)} tokens/s {why}. "
                     "More FLOPS will not help; fewer bytes per token (quantisation, shorter context) or more bandwidth will.",
                 )
             )
@@ -408,6 +449,9 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
         memory_bandwidth_gb_s=as_float(bandwidth, 1) if bandwidth is not None else None,
         decode_tokens_per_s_upper_bound=decode_bound,
         min_decode_tokens_per_s=as_float(min_decode, 2) if min_decode is not None else None,
+        latency_target_ms=as_float(latency_ms, 3) if latency_ms is not None else None,
+        output_tokens=output_tokens,
+        required_decode_tokens_per_s=as_float(required[0], 2) if required is not None else None,
         precision_that_fits=precision_that_fits,
         kv_cache_in_use_bytes=math.ceil(in_use),
         free_bytes=math.floor(free),

@@ -197,6 +197,11 @@ class ServingForm(CalculatorForm):
     users = _int_field("Concurrent users (target)", allow_zero=True)
     memory_bandwidth_gb_s = _gb_field("Memory bandwidth (GB/s)", "Overrides the GPU's bandwidth.")
     min_decode_tokens_per_s = _gb_field("Decode speed target (tokens/s per stream)")
+    latency_target_ms = _int_field(
+        "Latency target (ms per request)",
+        "With the output length, sets the decode speed a request needs.",
+    )
+    output_tokens = _int_field("Output tokens per request")
 
     def _run(self) -> ServingEstimate:
         return estimate_serving(ServingInputs(**self.engine_kwargs(ServingInputs)))
@@ -338,8 +343,12 @@ class WorkloadCardSaveForm(forms.Form):
         """The calculator form and estimate for the saved inputs; errors land on `query`."""
         from django.http import QueryDict
 
-        data = QueryDict(self.cleaned_data["query"])
+        data = QueryDict(self.cleaned_data["query"], mutable=True)
         kind = data.get("estimate", "")
+        latency = self.cleaned_data.get("latency_target_ms")
+        if kind == "serving" and latency and not data.get("latency_target_ms"):
+            # The card's latency target is checked like one typed into the calculator.
+            data["latency_target_ms"] = str(latency)
         if kind not in FORMS:
             self.add_error(
                 "query", "the calculation to save is missing; recalculate and try again."

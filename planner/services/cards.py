@@ -81,6 +81,7 @@ EXAMPLE_CARDS: list[dict[str, Any]] = [
             "kv_precision": "bf16",
             "context_tokens": "8192",
             "users": "20",
+            "latency_target_ms": "2000",
         },
     },
     {

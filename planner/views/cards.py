@@ -105,7 +105,8 @@ def card_create(request: AuthenticatedHttpRequest) -> HttpResponse:
         name=form.cleaned_data["name"],
         inputs=calc.query_dict(),
         result=estimate.to_dict(),
-        latency_target_ms=form.cleaned_data.get("latency_target_ms"),
+        latency_target_ms=form.cleaned_data.get("latency_target_ms")
+        or calc.cleaned_data.get("latency_target_ms"),
         notes=form.cleaned_data.get("notes", ""),
         is_example=bool(form.cleaned_data.get("is_example")),
     )

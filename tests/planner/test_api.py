@@ -56,6 +56,16 @@ CASES = [
         },
     ),
     (
+        "serving",
+        {
+            "gpu": "l4",
+            "model": "llama-3.1-8b",
+            "context_tokens": "8192",
+            "latency_target_ms": "2000",
+            "output_tokens": "256",
+        },
+    ),
+    (
         "training",
         {
             "model": "llama-3.1-8b",

@@ -277,3 +277,74 @@ def test_mig_slice_is_a_device_of_its_own() -> None:
         ServingInputs(accelerator=acc, model_gb=14, overhead_gb=3, kv_per_user_gb=0.6)
     )
     assert est.max_active_users == 38  # 23 GB / 0.6 GB
+
+
+def test_latency_target_and_output_length_set_the_decode_speed_needed() -> None:
+    """256 output tokens within 2,000 ms need 128 tokens/s; an L4 streams at most ~17.5 (memory-bound),
+    an H100 SXM ~195.5 (fits); within 1,000 ms (256 tokens/s) the H100 is memory-bound too."""
+    l4 = on_catalogue(
+        "l4",
+        "llama-3.1-8b",
+        overhead_gb=2,
+        context_tokens=8192,
+        latency_target_ms=2000,
+        output_tokens=256,
+    )
+    assert l4.required_decode_tokens_per_s == 128.0
+    assert l4.to_dict()["required_decode_tokens_per_s"] == 128.0
+    assert WarningCode.MEMORY_BOUND in l4.warning_codes
+    assert "256 output tokens in 2,000 ms" in next(
+        w.message for w in l4.warnings if w.code == WarningCode.MEMORY_BOUND
+    )
+    h100 = on_catalogue(
+        "h100-sxm",
+        "llama-3.1-8b",
+        overhead_gb=2,
+        context_tokens=8192,
+        latency_target_ms=2000,
+        output_tokens=256,
+    )
+    assert h100.decode_tokens_per_s_upper_bound == pytest.approx(
+        3350e9 / (16_060_000_000 + 131_072 * 8192), abs=0.01
+    )
+    assert WarningCode.MEMORY_BOUND not in h100.warning_codes
+    tighter = on_catalogue(
+        "h100-sxm",
+        "llama-3.1-8b",
+        overhead_gb=2,
+        context_tokens=8192,
+        latency_target_ms=1000,
+        output_tokens=256,
+    )
+    assert tighter.required_decode_tokens_per_s == 256.0
+    assert WarningCode.MEMORY_BOUND in tighter.warning_codes
+
+
+def test_the_stricter_of_two_speed_targets_decides() -> None:
+    """A min decode speed of 200 tokens/s is stricter than 256 tokens in 2 s (128 tokens/s)."""
+    est = on_catalogue(
+        "h100-sxm",
+        "llama-3.1-8b",
+        overhead_gb=2,
+        context_tokens=8192,
+        latency_target_ms=2000,
+        output_tokens=256,
+        min_decode_tokens_per_s=200,
+    )
+    assert est.required_decode_tokens_per_s == 200.0
+    assert WarningCode.MEMORY_BOUND in est.warning_codes
+
+
+def test_latency_target_without_output_length_is_a_missing_assumption() -> None:
+    est = on_catalogue(
+        "l4", "llama-3.1-8b", overhead_gb=2, context_tokens=8192, latency_target_ms=2000
+    )
+    assert "output_tokens" in est.missing_assumptions
+    assert est.required_decode_tokens_per_s is None
+    assert WarningCode.MEMORY_BOUND not in est.warning_codes
+
+
+def test_latency_target_without_bandwidth_is_not_checked_silently() -> None:
+    est = estimate_serving(baseline(latency_target_ms=500, output_tokens=100))
+    assert est.required_decode_tokens_per_s == 200.0
+    assert "memory_bandwidth_gb_s" in est.missing_assumptions

@@ -186,3 +186,22 @@ def test_seed_is_idempotent_and_the_examples_are_right() -> None:
     assert batch.result["items"] == 50_000 and batch.result["fits_window"] is True
     training = examples.get(slug="occasional-fine-tuning")
     assert training.kind == WorkloadCard.Kind.TRAINING and training.result["checkpointing"] is True
+
+
+def test_card_latency_target_is_checked_against_decode_speed(
+    client: Client, learner: object
+) -> None:
+    """A card's latency target with the calculation's output length: 256 tokens in 2 s need
+    128 tokens/s, more than an L4 can stream for Llama-3.1-8B, so the card records memory_bound."""
+    logged_in(client, learner)
+    query = "estimate=serving&gpu=l4&model=llama-3.1-8b&context_tokens=8192&output_tokens=256"
+    response = client.post(
+        reverse("planner:card_create"),
+        {"name": "Chat on an L4", "query": query, "latency_target_ms": "2000"},
+    )
+    assert response.status_code == 302
+    card = WorkloadCard.objects.get(owner=learner)
+    assert card.latency_target_ms == 2000
+    assert card.inputs["latency_target_ms"] == "2000"
+    assert card.result["required_decode_tokens_per_s"] == 128.0
+    assert "memory_bound" in [w["code"] for w in card.result["warnings"]]

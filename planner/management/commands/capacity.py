@@ -27,6 +27,7 @@ SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
         ("headroom_gb", "Headroom (GB)"),
         ("max_context_tokens_for_users", "Largest context for the target users (tokens)"),
         ("decode_tokens_per_s_upper_bound", "Decode upper bound per stream (tokens/s)"),
+        ("required_decode_tokens_per_s", "Decode speed needed (tokens/s)"),
         ("precision_that_fits", "Precision that would fit"),
     ],
     "training": [
