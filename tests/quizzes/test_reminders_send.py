@@ -62,6 +62,20 @@ class TestDigestEmail:
             assert "https://recall.example/reminders/unsubscribe/" in body
         assert first.item.prompt[:40] in message.subject
 
+    def test_subject_and_text_are_not_html_escaped(self, django_capture_on_commit_callbacks):
+        """Quotes, apostrophes and ampersands in a prompt reach the subject and the plain text as
+        written; only the HTML part escapes them."""
+        user = due_now_learner()
+        schedule = user.recall_schedules.get()
+        schedule.item.prompt = "What's \"HBM\" & why <does> it matter?"
+        schedule.item.save()
+        scan_and_send(django_capture_on_commit_callbacks)
+        message = mail.outbox[0]
+        assert "What's \"HBM\" & why <does> it matter?" in message.subject
+        assert "What's \"HBM\" & why <does> it matter?" in message.body
+        assert "&#x27;" not in message.subject + message.body
+        assert "What&#x27;s &quot;HBM&quot; &amp; why &lt;does&gt;" in message.alternatives[0].content
+
     def test_rfc8058_headers_and_stored_message_id(self, django_capture_on_commit_callbacks):
         """List-Unsubscribe carries the one-click URL, List-Unsubscribe-Post the one-click
         value, and the Message-ID sent is the one stored on the digest row."""
