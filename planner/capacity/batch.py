@@ -6,6 +6,9 @@ The arithmetic is Little's-law simple and exact:
 - required rate = work ÷ (window hours × 3600 s).
 - workers needed = ⌈required rate ÷ items per second per worker⌉.
 - hours = work ÷ (workers × items per second per worker) ÷ 3600; cost = hours × workers × price.
+- on a managed API priced per million tokens (the catalogue's managed-API row), the same work costs
+  work × (input tokens × input price + output tokens × output price) ÷ 10^6: the provider does the
+  capacity planning, so there are no workers or window to size, only a bill to compare.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from planner.capacity.catalogue import Accelerator
 from planner.capacity.formatting import money, num, whole
 from planner.capacity.results import (
     Assumption,
@@ -25,7 +29,7 @@ from planner.capacity.results import (
     Severity,
     WarningCode,
 )
-from planner.capacity.units import SECONDS_PER_HOUR, as_float
+from planner.capacity.units import SECONDS_PER_HOUR, as_float, exact
 from planner.capacity.validation import positive, whole_number
 
 DEFAULT_RETRY_MARGIN = Fraction(0)
@@ -39,6 +43,9 @@ class BatchInputs:
     retry_margin: float | Decimal | None = None  # a fraction: 0.2 = 20 % extra work for retries
     price_per_hour: float | Decimal | None = None  # per worker
     workers: int | None = None  # a fixed pool; without it the estimate sizes the pool
+    tokens_per_item: int | None = None  # input tokens per item, to price the job on `api`
+    output_tokens_per_item: int | None = None  # generated tokens per item (0 for embeddings)
+    api: Accelerator | None = None  # a managed-API row, priced per million tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +62,10 @@ class BatchEstimate(EstimateNotes):
     fits_window: bool | None
     cost_usd: float | None
     price_per_hour_usd: float | None
+    tokens_per_item: int | None
+    output_tokens_per_item: int | None
+    api_id: str | None
+    api_cost_usd: float | None
     warnings: list[EstimateWarning] = field(default_factory=list)
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
@@ -74,6 +85,10 @@ class BatchEstimate(EstimateNotes):
             "fits_window": self.fits_window,
             "cost_usd": self.cost_usd,
             "price_per_hour_usd": self.price_per_hour_usd,
+            "tokens_per_item": self.tokens_per_item,
+            "output_tokens_per_item": self.output_tokens_per_item,
+            "api": self.api_id,
+            "api_cost_usd": self.api_cost_usd,
             **self.notes_dict(),
         }
 
@@ -145,6 +160,15 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
                     f"{workers_needed} are needed.",
                 )
             )
+    api_cost = _api_cost(inputs, work=work, formulas=formulas, assumptions=assumptions)
+    if api_cost is not None and cost is not None:
+        formulas.append(
+            FormulaLine(
+                "Cost comparison",
+                "own workers vs managed API",
+                f"{money(cost)} on {pool} worker(s) vs {money(api_cost)} on the API",
+            )
+        )
     return BatchEstimate(
         items=items,
         window_hours=as_float(window, 4),
@@ -158,7 +182,45 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
         fits_window=fits,
         cost_usd=as_float(cost, 2) if cost is not None else None,
         price_per_hour_usd=as_float(price, 4) if price is not None else None,
+        tokens_per_item=inputs.tokens_per_item,
+        output_tokens_per_item=inputs.output_tokens_per_item,
+        api_id=inputs.api.id if inputs.api is not None and api_cost is not None else None,
+        api_cost_usd=as_float(api_cost, 2) if api_cost is not None else None,
         warnings=warnings,
         assumptions=assumptions,
         formulas=formulas,
     )
+
+
+def _api_cost(
+    inputs: BatchInputs,
+    *,
+    work: Fraction,
+    formulas: list[FormulaLine],
+    assumptions: list[Assumption],
+) -> Fraction | None:
+    """The job's bill on the managed API, when the tokens per item are given."""
+    tokens_in = whole_number(inputs.tokens_per_item, "tokens_per_item")
+    tokens_out = whole_number(
+        inputs.output_tokens_per_item, "output_tokens_per_item", allow_zero=True
+    )
+    if tokens_in is None:
+        return None
+    api = inputs.api
+    if api is None or api.price_per_million_input_tokens_usd is None:
+        assumptions.append(Assumption("api", "none priced per million tokens: not compared"))
+        return None
+    if tokens_out is None:
+        tokens_out = 0
+        assumptions.append(Assumption("output_tokens_per_item", "0 (embeddings return vectors)"))
+    price_in = exact(api.price_per_million_input_tokens_usd)
+    price_out = exact(api.price_per_million_output_tokens_usd or 0)
+    cost = work * (tokens_in * price_in + tokens_out * price_out) / 10**6
+    formulas.append(
+        FormulaLine(
+            "Managed API cost",
+            "items × (1 + retry margin) × (input tokens × input price + output tokens × output price) ÷ 10⁶",
+            f"{num(work)} × ({whole(tokens_in)} × {money(price_in)} + {whole(tokens_out)} × {money(price_out)}) ÷ 10⁶ = {money(cost)}",
+        )
+    )
+    return cost

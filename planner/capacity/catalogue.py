@@ -93,6 +93,10 @@ class Catalogue:
         known = ", ".join(m.id for m in self.models)
         raise CapacityInputError(field, f"unknown model {name!r}; known: {known}")
 
+    def managed_api(self) -> Accelerator | None:
+        """The managed-API row (priced per million tokens), if the catalogue has one."""
+        return next((a for a in self.accelerators if a.kind == "managed_api"), None)
+
     def memory_devices(self) -> list[Accelerator]:
         """Accelerators and MIG slices that have memory to plan into (not the managed API)."""
         out: list[Accelerator] = []

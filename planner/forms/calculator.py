@@ -276,9 +276,16 @@ class BatchForm(CalculatorForm):
     retry_margin = _gb_field("Retry margin (fraction, e.g. 0.2)", allow_zero=True)
     price_per_hour = _gb_field("Price per worker-hour (USD)")
     workers = _int_field("Workers available", "Leave empty to size the pool.")
+    tokens_per_item = _int_field(
+        "Input tokens per item", "Prices the same job on the catalogue's managed API, to compare."
+    )
+    output_tokens_per_item = _int_field(
+        "Output tokens per item", "0 for embeddings.", allow_zero=True
+    )
 
     def _run(self) -> BatchEstimate:
-        return estimate_batch(BatchInputs(**self.engine_kwargs(BatchInputs)))
+        api = default_catalogue().managed_api()
+        return estimate_batch(BatchInputs(**self.engine_kwargs(BatchInputs), api=api))
 
 
 FORMS: dict[str, type[CalculatorForm]] = {

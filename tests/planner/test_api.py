@@ -90,6 +90,17 @@ CASES = [
         },
     ),
     ("batch", {"items": "1000000", "window_hours": "1.5", "items_per_s": "40", "workers": "3"}),
+    (
+        "batch",
+        {
+            "items": "50000",
+            "window_hours": "2",
+            "items_per_s": "10",
+            "price_per_hour": "0.8",
+            "tokens_per_item": "500",
+            "output_tokens_per_item": "100",
+        },
+    ),
 ]
 
 

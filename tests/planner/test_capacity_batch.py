@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
-from planner.capacity import BatchInputs, CapacityInputError, WarningCode, estimate_batch
+from planner.capacity import (
+    BatchInputs,
+    CapacityInputError,
+    WarningCode,
+    default_catalogue,
+    estimate_batch,
+)
 
 
 def test_nightly_embeddings_with_retry_margin() -> None:
@@ -66,3 +73,42 @@ def test_bad_batch_inputs(kwargs: dict[str, object], field: str) -> None:
     with pytest.raises(CapacityInputError) as err:
         estimate_batch(BatchInputs(**kwargs))  # type: ignore[arg-type]
     assert err.value.field == field
+
+
+def test_managed_api_row_prices_the_same_job_per_million_tokens() -> None:
+    """The catalogue's managed-API row: 60,000 items (20 % retries) × 500 input tokens at $0.20 per
+    million = $6.00; with 100 output tokens each at $0.20 per million, $7.20. Own workers: $1.33."""
+    api = default_catalogue().managed_api()
+    assert api is not None and api.kind == "managed_api"
+    assert api.price_per_million_input_tokens_usd == 0.20
+    inputs = BatchInputs(
+        items=50_000,
+        window_hours=2,
+        items_per_s=10,
+        retry_margin=0.2,
+        price_per_hour=0.8,
+        tokens_per_item=500,
+        api=api,
+    )
+    est = estimate_batch(inputs)
+    assert est.api_cost_usd == 6.00
+    assert est.cost_usd == 1.33
+    assert est.to_dict()["api"] == "managed-api"
+    assert "output_tokens_per_item" in est.missing_assumptions
+    assert "Cost comparison" in [f.label for f in est.formulas]
+    with_output = estimate_batch(replace(inputs, output_tokens_per_item=100))
+    assert with_output.api_cost_usd == 7.20
+    assert "output_tokens_per_item" not in with_output.missing_assumptions
+
+
+def test_no_api_comparison_without_tokens_or_a_priced_row() -> None:
+    est = estimate_batch(
+        BatchInputs(items=1000, window_hours=1, api=default_catalogue().managed_api())
+    )
+    assert est.api_cost_usd is None and est.to_dict()["api"] is None
+    unpriced = estimate_batch(BatchInputs(items=1000, window_hours=1, tokens_per_item=200))
+    assert unpriced.api_cost_usd is None
+    assert "api" in unpriced.missing_assumptions
+    with pytest.raises(CapacityInputError) as err:
+        estimate_batch(BatchInputs(items=1000, window_hours=1, tokens_per_item=0))
+    assert err.value.field == "tokens_per_item"

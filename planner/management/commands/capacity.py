@@ -50,6 +50,7 @@ SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
         ("hours_needed", "Hours needed"),
         ("fits_window", "Fits the window"),
         ("cost_usd", "Cost (USD)"),
+        ("api_cost_usd", "Cost on the managed API (USD)"),
     ],
 }
 
