@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-WIDTH = 600
+# A narrow drawing (user units ≈ CSS pixels on a phone) so the 13-unit labels stay readable at
+# 375 px; on wider screens the SVG scales up to its CSS max-width.
+WIDTH = 400
 HEIGHT = 180
-PAD_LEFT = 36
-PAD_BOTTOM = 24
-PAD_TOP = 10
+PAD_LEFT = 42
+LABEL_HALF_WIDTH = 22  # about half a "30 Dec" label at the chart's font size
+PAD_BOTTOM = 22
+PAD_TOP = 12
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,17 @@ class Bar:
     label: str
     value_text: str
     show_label: bool
+    label_x: float
+    label_anchor: str  # SVG text-anchor: labels near an edge are anchored to stay inside
+
+
+def _label_position(x: float, width: float) -> tuple[float, str]:
+    centre = x + width / 2
+    if centre + LABEL_HALF_WIDTH > WIDTH:
+        return WIDTH, "end"
+    if centre - LABEL_HALF_WIDTH < PAD_LEFT:
+        return x, "start"
+    return round(centre, 1), "middle"
 
 
 @dataclass(frozen=True)
@@ -31,6 +45,13 @@ class BarChart:
     baseline_y: float
     plot_left: int
     title: str
+    label_heading: str  # column headings of the figures table under the chart
+    value_heading: str
+
+    @property
+    def has_data(self) -> bool:
+        """False when no bar has a height: the page says so in words instead."""
+        return any(bar.height > 0 for bar in self.bars)
 
 
 def bar_chart(
@@ -41,6 +62,8 @@ def bar_chart(
     max_value: float | None = None,
     value_format: str = "{:.0f}",
     label_every: int = 1,
+    label_heading: str = "When",
+    value_heading: str = "Value",
 ) -> BarChart:
     """Bars scaled to the tallest value (or `max_value`); None draws no bar and says "no data"."""
     top = max_value if max_value is not None else max([v for v in values if v] or [1.0])
@@ -51,15 +74,19 @@ def bar_chart(
     bars = []
     for i, (value, label) in enumerate(zip(values, labels, strict=True)):
         h = 0.0 if value is None else plot_h * min(value / top, 1.0)
+        x = round(PAD_LEFT + i * slot + slot * 0.15, 1)
+        label_x, label_anchor = _label_position(x, slot * 0.7)
         bars.append(
             Bar(
-                x=round(PAD_LEFT + i * slot + slot * 0.15, 1),
+                x=x,
                 y=round(PAD_TOP + plot_h - h, 1),
                 width=round(slot * 0.7, 1),
                 height=round(h, 1),
                 label=label,
                 value_text="no data" if value is None else value_format.format(value),
                 show_label=i % label_every == 0,
+                label_x=label_x,
+                label_anchor=label_anchor,
             )
         )
     return BarChart(
@@ -70,4 +97,6 @@ def bar_chart(
         baseline_y=PAD_TOP + plot_h,
         plot_left=PAD_LEFT,
         title=title,
+        label_heading=label_heading,
+        value_heading=value_heading,
     )

@@ -275,6 +275,10 @@ class CourseStats:
     history: list[WeekRate]
 
     @property
+    def total_reviews(self) -> int:
+        return sum(i.reviews for i in self.items)
+
+    @property
     def leeches(self) -> list[ItemStats]:
         return sorted(
             (i for i in self.items if i.leech_learners),

@@ -28,6 +28,8 @@ def _history_chart(history: list[WeekRate]) -> BarChart:
         max_value=100,
         value_format="{:.0f}%",
         label_every=3,
+        label_heading="Week starting",
+        value_heading="Pass rate",
     )
 
 
@@ -40,6 +42,8 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         labels=[d.day.strftime("%d %b") for d in stats.forecast],
         title="Reviews due on each of the next 30 days",
         label_every=7,
+        label_heading="Day",
+        value_heading="Reviews due",
     )
     history_chart = _history_chart(stats.history)
     return render(

@@ -283,3 +283,45 @@ def test_stats_pages(client, learner, instructor):
     assert client.get(reverse("quizzes:course_stats", args=[other.course.slug])).status_code == 404
     client.force_login(learner)
     assert client.get(reverse("quizzes:course_stats", args=[c.course.slug])).status_code == 403
+
+
+def _table_rows(html: str, testid: str) -> list[tuple[str, str]]:
+    block = re.search(rf'data-testid="{testid}".*?</details>', html, flags=re.S)
+    assert block is not None, testid
+    return re.findall(r'<tr><th scope="row">(.*?)</th><td>(.*?)</td></tr>', block.group(0))
+
+
+def test_stats_charts_have_text_alternatives(client, learner):
+    """Each chart is a titled image, and its figures are also a table: one row per bar, with the
+    same values the bars are drawn from (screen readers and phones read the table)."""
+    c = course_with_items(learner=learner)
+    for item in (c.mc, c.numeric, c.recall):
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=T0)
+    client.force_login(learner)
+    with time_machine.travel(T0 + timedelta(hours=1), tick=False):
+        html = client.get(reverse("quizzes:stats")).content.decode()
+    assert html.count('role="img" aria-labelledby="forecast-title"') == 1
+    assert '<title id="forecast-title">Reviews due on each of the next 30 days</title>' in html
+    forecast = _table_rows(html, "forecast-data")
+    assert len(forecast) == 30
+    # The table's rows are the days the schedules fall due (learner in UTC, day from 04:00).
+    dues = [d.strftime("%d %b") for d in RecallSchedule.objects.values_list("due", flat=True)]
+    expected = [(day, str(dues.count(day))) for day, _ in forecast]
+    assert (
+        forecast[0][0] == "02 Mar"
+        and forecast == expected
+        and sum(map(int, dict(forecast).values())) == 3
+    )
+    history = _table_rows(html, "history-data")
+    assert len(history) == 12 and {v for _, v in history} == {"no data"}
+    assert "No reviews of cards in Review state yet" in html
+
+
+def test_course_stats_empty_state(client, instructor):
+    """A course nobody has answered yet says so and what will appear, instead of empty tables."""
+    c = course_with_items()
+    EnrollmentFactory(course=c.course, user=instructor, role="instructor")
+    client.force_login(instructor)
+    html = client.get(reverse("quizzes:course_stats", args=[c.course.slug])).content.decode()
+    assert 'data-testid="course-stats-empty"' in html and "None of this course's 3 items" in html
+    assert 'data-testid="item-row"' not in html
