@@ -17,14 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import message_from_bytes
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from aiosmtpd.controller import Controller
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).with_name("celery")
-WAIT_LIMIT = 60.0
+# Generous because a loaded machine (two cores shared by several test runs) can take tens of
+# seconds to start a worker or to run a retry's backoff; every wait still ends.
+WAIT_LIMIT = 90.0
+# Worker pool processes (`-c`): how many sends can be in flight at once.
+CONCURRENCY = 2
 
 
 def free_port() -> int:
@@ -58,23 +62,48 @@ class Received:
 @dataclass
 class SMTPRecorder:
     """The handler of a local SMTP server. `refuse` holds replies to give instead of 250, one per
-    message, in turn (e.g. 421, 451, 554); `delay` holds each message after receiving it and before
-    answering 250, `rcpt_delay` holds each send before the message is sent, so a test can kill a
-    worker while sends are in flight on either side of the server accepting the message."""
+    message, in turn (e.g. 421, 451, 554).
 
-    delay: float = 0.0
-    rcpt_delay: float = 0.0
+    `hold` makes a gate for the fault test: every send after the first `pass_first` is held at
+    the server until `release()`, either before the server has the message (`before_accept`: in
+    RCPT) or after it has the whole message but before it answers 250 (`after_accept`). While
+    sends are held, nothing the worker does can move on, so a test can SIGKILL it at a known point
+    however slow the machine is; `held` counts the sends waiting at the gate."""
+
+    hold: Literal["", "before_accept", "after_accept"] = ""
+    pass_first: int = 1
     refuse: list[str] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    held: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    _arrived: int = 0
+    _released: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        """Open the gate: held sends go on and later sends are not held."""
+        self._released.set()
+
+    async def _gate(self, point: str) -> None:
+        if self.hold != point or self._released.is_set():
+            return
+        with self.lock:
+            self._arrived += 1
+            if self._arrived <= self.pass_first:
+                return
+            self.held += 1
+        try:
+            # Never blocks the server's event loop: other sessions go on while this one waits.
+            while not self._released.is_set():
+                await asyncio.sleep(0.02)
+        finally:
+            with self.lock:
+                self.held -= 1
 
     async def handle_RCPT(
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: Any
     ) -> str:
-        # A delay here holds the send before the server has the message at all.
-        if self.rcpt_delay:
-            await asyncio.sleep(self.rcpt_delay)
+        await self._gate("before_accept")
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -94,8 +123,7 @@ class SMTPRecorder:
         )
         with self.lock:
             self.received.append(record)
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        await self._gate("after_accept")
         record.acked_at = time.monotonic()
         return "250 2.0.0 Message accepted for delivery"
 
@@ -115,6 +143,7 @@ class SMTPServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.recorder.release()  # no session stays parked at the gate
         self.controller.stop()
 
     @property
@@ -133,6 +162,7 @@ class Worker:
     """`celery -A config worker` as a separate process group (so SIGKILL takes its pool too)."""
 
     def __init__(self, env: dict[str, str], *, queues: str = "email,default", name: str = "w1"):
+        self.nodename = f"reminders-test-{name}-{os.getpid()}@{socket.gethostname()}"
         self.log = Path(tempfile.mkstemp(prefix=f"reminders-worker-{name}-", suffix=".log")[1])
         full_env = {k: v for k, v in os.environ.items() if k != "CELERY_TASK_ALWAYS_EAGER"}
         full_env.update(env)
@@ -147,11 +177,11 @@ class Worker:
                 "-Q",
                 queues,
                 "-c",
-                "2",
+                str(CONCURRENCY),
                 "-P",
                 "prefork",
                 "-n",
-                f"reminders-test-{name}-{os.getpid()}@%h",
+                self.nodename,
                 "--loglevel",
                 "INFO",
                 "--without-gossip",
@@ -168,13 +198,29 @@ class Worker:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def wait_ready(self) -> None:
+    def wait_ready(self, *, ping: bool = True) -> None:
+        """Wait for the worker's " ready." line (its pool is up and it consumes its queues), then,
+        on a Redis broker, for its answer to a control ping by node name: only then does a test
+        start the clock on anything the worker does."""
+
         def ready() -> bool:
             if self.process.poll() is not None:
                 raise AssertionError(f"worker exited early:\n{self.output()[-4000:]}")
             return " ready." in self.output()
 
-        wait_for(ready, what="the Celery worker to start")
+        try:
+            wait_for(ready, what="the Celery worker to start")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; its log:\n{self.output()[-2000:]}") from None
+        if ping:
+            from config.celery import app
+
+            def answers() -> bool:
+                if self.process.poll() is not None:
+                    raise AssertionError(f"worker exited early:\n{self.output()[-4000:]}")
+                return bool(app.control.ping(destination=[self.nodename], timeout=1.0))
+
+            wait_for(answers, what=f"{self.nodename} to answer a ping")
 
     def succeeded(self) -> int:
         return self.output().count("succeeded in")

@@ -1,7 +1,8 @@
 """The reminder flow across the queue: real Redis, a real Celery worker process (prefork), a real
 SMTP server started by the test, and the PostgreSQL database the test commits to.
 
-Every wait is bounded (60 s). Workers always stop in a `finally`.
+Every wait is bounded (90 s, for a loaded machine). A test starts the clock only once its worker
+has said " ready." and answered a ping. Workers always stop in a `finally`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from quizzes.services.reminders import (
 )
 from tests.quizzes.reminder_factories import learner_due
 from tests.quizzes.reminder_worker import (
+    CONCURRENCY,
     SMTPRecorder,
     SMTPServer,
     Worker,
@@ -51,12 +53,12 @@ def broker():  # type: ignore[no-untyped-def]
     client.flushdb()
 
 
-def worker_env(server: SMTPServer) -> dict[str, str]:
+def worker_env(server: SMTPServer, *, email_timeout: int = 10) -> dict[str, str]:
     return {
         "DATABASE_URL": worker_database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "EMAIL_URL": server.url,
-        "EMAIL_TIMEOUT": "10",
+        "EMAIL_TIMEOUT": str(email_timeout),
         "LOG_LEVEL": "INFO",
     }
 
@@ -123,32 +125,34 @@ def test_sigkill_mid_batch_loses_nothing_and_duplicates_only_accepted_sends(  # 
     """Kill the worker with SIGKILL while sends are in flight, start another, and let the outbox's
     recovery (`reminders retry`, as the scan does once a row is stale) re-enqueue what was lost:
     every learner gets their digest, and a second copy only where the server already had the
-    message when the worker died (the resend carries the same Message-ID). The server holds each
-    send for a second either after it has the message (`after_accept`: the in-flight sends are
-    duplicated) or before (`before_accept`: no duplicates at all)."""
+    message when the worker died (the resend carries the same Message-ID). After the first send,
+    the server holds every send at a gate, either after it has the message (`after_accept`: the
+    in-flight sends are duplicated) or before (`before_accept`: no duplicates at all); the kill
+    comes once every pool process is waiting at that gate, so it lands at the same point however
+    loaded the machine is."""
     n = 10
     learners = due_learners(n)
-    if server_side == "after_accept":
-        recorder = SMTPRecorder(delay=1.0)
-    else:
-        recorder = SMTPRecorder(rcpt_delay=1.0)
+    recorder = SMTPRecorder(hold=server_side, pass_first=1)
     with SMTPServer(recorder) as server:
-        first = Worker(worker_env(server), name="first")
+        # Sends wait at the gate until the kill: the client's socket timeout must outlast that.
+        first = Worker(worker_env(server, email_timeout=120), name="first")
         second = None
         try:
             first.wait_ready()
             digests_scan(now=timezone.now())
 
             def mid_batch() -> bool:
+                # One send done, and each pool process holds a claimed row at the server's gate.
+                if recorder.held < CONCURRENCY:
+                    return False
                 sent = ReminderDigest.objects.filter(status=Status.SENT).count()
                 sending = ReminderDigest.objects.filter(status=Status.SENDING).count()
-                # After accept: wait until the server holds an in-flight message as well.
-                held = server_side == "before_accept" or len(recorder.received) > sent
-                return sent >= 1 and sending >= 1 and held
+                return sent == 1 and sending == recorder.held
 
-            wait_for(mid_batch, what="some sends done and some in flight")
+            wait_for(mid_batch, what=f"one send done and the rest held, have {statuses()}")
             first.kill()
             killed_at = time.monotonic()
+            recorder.release()  # the next worker's sends go straight through
             at_kill = {d.learner.email: d.status for d in ReminderDigest.objects.all()}
             server_had = {r.to[0] for r in recorder.received if r.received_at < killed_at}
             assert Status.SENT in at_kill.values() or Status.SENDING in at_kill.values()
@@ -178,12 +182,15 @@ def test_sigkill_mid_batch_loses_nothing_and_duplicates_only_accepted_sends(  # 
     duplicates = {email for email, c in counts.items() if c > 1}
     assert set(counts) == {learner.email for learner in learners}, "a learner got no digest"
     assert duplicates <= accepted_then_killed
+    assert len(interrupted) == CONCURRENCY  # the kill found every pool process mid-send
     assert all(counts[email] == 2 for email in duplicates)
     for email in duplicates:
         assert len({r.message_id for r in recorder.received if r.to == [email]}) == 1
     assert interrupted, "the kill came between sends"
     if server_side == "before_accept":
         assert duplicates == set()
+    else:
+        assert duplicates == accepted_then_killed == interrupted
     for digest in ReminderDigest.objects.filter(learner__email__in=interrupted):
         assert any("interrupted" in h["note"] for h in digest.history)
     with capsys.disabled():
