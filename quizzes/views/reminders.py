@@ -23,6 +23,8 @@ from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.selectors.preview import grade_previews
+from quizzes.selectors.queue import QueueCard
 from quizzes.selectors.reminders import digest_counts, digests_visible_to, utc_day_bounds
 from quizzes.services.reminders import (
     LinkInvalid,
@@ -92,6 +94,10 @@ def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
         "item": schedule.item,
         "review_url": review_session_url(),
         "due": schedule.due <= now,
+        # What each grade button would schedule next, as the review session shows it.
+        "previews": grade_previews(
+            card=QueueCard(item=schedule.item, schedule=schedule, choices=[]), now=now
+        ),
     }
     if request.method == "POST":
         form = PromptGradeForm(request.POST)
