@@ -26,8 +26,10 @@ ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
     "span": {"class"},
     "code": {"class"},
-    "pre": {"class"},
-    "div": {"class"},
+    # tabindex, role and aria-label come only from the renderer below (raw HTML is escaped):
+    # a box that scrolls sideways must be reachable by keyboard and named for screen readers.
+    "pre": {"class", "tabindex"},
+    "div": {"class", "tabindex", "role", "aria-label"},
     "ol": {"start"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -43,12 +45,18 @@ def _highlight(code: str, lang: str, attrs: str) -> str:
         return ""
     name = lexer.aliases[0] if lexer.aliases else "text"
     spans = highlight(code, lexer, HtmlFormatter(nowrap=True))
-    return f'<pre class="highlight"><code class="language-{name}">{spans}</code></pre>'
+    return f'<pre class="highlight" tabindex="0"><code class="language-{name}">{spans}</code></pre>'
+
+
+TABLE_OPEN = (
+    '<div class="table-wrap" tabindex="0" role="region" aria-label="Table, scrolls sideways">\n'
+    "<table>\n"
+)
 
 
 def _table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     # Wide comparison tables scroll sideways on a phone instead of overflowing the page.
-    return '<div class="table-wrap">\n<table>\n'
+    return TABLE_OPEN
 
 
 def _table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:

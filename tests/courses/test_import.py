@@ -77,11 +77,11 @@ def test_shipped_folder_yields_one_course_with_modules_lessons_tables_and_code()
     assert lessons[2].decision.startswith("Choose the right level of rigor")
     tables = [lesson.slug for lesson in lessons if "<table>" in lesson.body_html]
     assert tables == ["memory-consumers", "hardware-paths"]
-    assert '<div class="table-wrap">' in lessons[1].body_html
+    assert '<div class="table-wrap" tabindex="0" role="region"' in lessons[1].body_html
     assert "<th>Likely limiter</th>" in lessons[1].body_html
     assert "<th>Watch out</th>" in lessons[2].body_html
     estimate = lessons[3].body_html
-    assert '<pre class="highlight"><code class="language-python">' in estimate
+    assert '<pre class="highlight" tabindex="0"><code class="language-python">' in estimate
     assert '<span class="n">kv_cache_per_user_gb</span>' in estimate
     assert (
         'href="/planner/?estimate=serving&amp;gpu_memory_gb=24&amp;model_gb=14'

@@ -58,14 +58,14 @@ def test_script_tags_and_javascript_links_never_survive() -> None:
 def test_tables_are_real_tables_wrapped_for_scrolling() -> None:
     """A pipe table becomes a <table> with a header row, inside a horizontal-scroll wrapper."""
     html = markdown_render(text="| A | B |\n|---|---|\n| 1 | 2 |\n")
-    assert html.startswith('<div class="table-wrap">\n<table>')
+    assert html.startswith('<div class="table-wrap" tabindex="0" role="region"')
     assert "<th>A</th>" in html and "<td>2</td>" in html
 
 
 def test_fenced_python_is_highlighted_and_unknown_languages_are_escaped() -> None:
     """Python gets Pygments spans; an unknown language falls back to escaped plain code."""
     python = markdown_render(text="```python\nx = 1  # note\n```\n")
-    assert '<pre class="highlight"><code class="language-python">' in python
+    assert '<pre class="highlight" tabindex="0"><code class="language-python">' in python
     assert '<span class="c1"># note</span>' in python
     other = markdown_render(text="```nosuchlang\n<b>x</b>\n```\n")
     assert "&lt;b&gt;x&lt;/b&gt;" in other and "<b>" not in other

@@ -69,6 +69,7 @@ def test_outline_and_lesson_fit_a_phone_screen(page, live_server, learner) -> No
     for path in [
         "/courses/",
         "/courses/gpus-tpus-ai-hardware/",
+        "/courses/gpus-tpus-ai-hardware/practical-estimate/",
         "/courses/gpus-tpus-ai-hardware/hardware-paths/",
     ]:
         page.goto(path)
@@ -76,3 +77,25 @@ def test_outline_and_lesson_fit_a_phone_screen(page, live_server, learner) -> No
         assert width <= 375, (path, width)
     wrapper = page.locator(".lesson-body .table-wrap").first
     assert wrapper.evaluate("el => el.scrollWidth > el.clientWidth")  # the table scrolls inside it
+    # A keyboard user reaches the table's box with Tab and scrolls it with the arrow keys.
+    wrapper.focus()
+    assert page.evaluate("document.activeElement.classList.contains('table-wrap')")
+    for _ in range(20):  # smooth scrolling takes a few frames (CSP forbids wait_for_function)
+        page.keyboard.press("ArrowRight")
+        if wrapper.evaluate("el => el.scrollLeft") > 0:
+            break
+        page.wait_for_timeout(50)
+    assert wrapper.evaluate("el => el.scrollLeft") > 0
+    assert wrapper.get_attribute("role") == "region" and wrapper.get_attribute("aria-label")
+
+    page.goto("/courses/gpus-tpus-ai-hardware/practical-estimate/")
+    code = page.locator(".lesson-body pre.highlight")
+    assert code.evaluate("el => el.scrollWidth > el.clientWidth")  # long lines scroll in the box
+    assert code.get_attribute("tabindex") == "0"
+    link = page.get_by_role("link", name="Open this estimate in the calculator")
+    box = link.bounding_box()
+    assert box is not None and box["height"] >= 44  # a button-sized call to action
+    background = link.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert background not in ("rgba(0, 0, 0, 0)", "transparent"), background
+    link.click()
+    page.wait_for_url(re.compile(r"/planner/\?estimate=serving&gpu_memory_gb=24"))
