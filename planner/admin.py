@@ -5,21 +5,10 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from planner.models import (
-    CapstoneSubmission,
-    CapstoneWorksheet,
-    Criterion,
-    CriterionScore,
-    Grade,
-    GradeChange,
-    GradingClaim,
-    Level,
-    Rubric,
-    WorkloadCard,
-)
+from planner import models
 
 
-@admin.register(WorkloadCard)
+@admin.register(models.WorkloadCard)
 class WorkloadCardAdmin(admin.ModelAdmin):
     list_display = ["name", "kind", "owner", "is_example", "updated_at"]
     list_filter = ["kind", "is_example"]
@@ -28,13 +17,13 @@ class WorkloadCardAdmin(admin.ModelAdmin):
 
 
 class CriterionInline(admin.StackedInline):
-    model = Criterion
+    model = models.Criterion
     extra = 0
     fields = ["position", "key", "title", "description"]
     show_change_link = True
 
 
-@admin.register(Rubric)
+@admin.register(models.Rubric)
 class RubricAdmin(admin.ModelAdmin):
     list_display = ["title", "course", "updated_at"]
     search_fields = ["title", "course__title"]
@@ -42,19 +31,19 @@ class RubricAdmin(admin.ModelAdmin):
 
 
 class LevelInline(admin.TabularInline):
-    model = Level
+    model = models.Level
     extra = 0
     fields = ["position", "key", "title", "points", "description"]
 
 
-@admin.register(Criterion)
+@admin.register(models.Criterion)
 class CriterionAdmin(admin.ModelAdmin):
     list_display = ["title", "key", "rubric", "position"]
     list_filter = ["rubric"]
     inlines = [LevelInline]
 
 
-@admin.register(CapstoneWorksheet)
+@admin.register(models.CapstoneWorksheet)
 class CapstoneWorksheetAdmin(admin.ModelAdmin):
     list_display = ["learner", "course", "feature", "updated_at"]
     list_filter = ["course"]
@@ -63,7 +52,7 @@ class CapstoneWorksheetAdmin(admin.ModelAdmin):
     filter_horizontal = ["workload_cards"]
 
 
-@admin.register(CapstoneSubmission)
+@admin.register(models.CapstoneSubmission)
 class CapstoneSubmissionAdmin(admin.ModelAdmin):
     """Read-only: a submitted version is immutable."""
 
@@ -75,27 +64,26 @@ class CapstoneSubmissionAdmin(admin.ModelAdmin):
         return False
 
 
-class CriterionScoreInline(admin.TabularInline):
-    model = CriterionScore
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown beside their grade and never added here (subclasses list their fields read-only)."""
+
     extra = 0
-    fields = ["criterion", "level", "points", "comment"]
-    readonly_fields = ["criterion", "level", "points", "comment"]
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
 
-class GradeChangeInline(admin.TabularInline):
-    model = GradeChange
-    extra = 0
-    fields = ["at", "actor", "action", "changes"]
-    readonly_fields = ["at", "actor", "action", "changes"]
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
+class CriterionScoreInline(ReadOnlyInline):
+    model = models.CriterionScore
+    fields = readonly_fields = ("criterion", "level", "points", "comment")
 
 
-@admin.register(Grade)
+class GradeChangeInline(ReadOnlyInline):
+    model = models.GradeChange
+    fields = readonly_fields = ("at", "actor", "action", "changes")
+
+
+@admin.register(models.Grade)
 class GradeAdmin(admin.ModelAdmin):
     """Read-only here: grades change through the grading page, which records every change."""
 
@@ -107,6 +95,6 @@ class GradeAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(GradingClaim)
+@admin.register(models.GradingClaim)
 class GradingClaimAdmin(admin.ModelAdmin):
     list_display = ["submission", "grader", "claimed_at", "expires_at"]
