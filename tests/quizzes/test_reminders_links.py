@@ -6,6 +6,7 @@ tokens are refused without touching state.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -15,6 +16,7 @@ from django.test import Client
 from django.utils import timezone
 
 from quizzes.models import RecallSchedule, ReminderDigest, ReviewLog
+from quizzes.services import fsrs_adapter
 from quizzes.services.reminders import (
     UNSUBSCRIBE_SALT,
     prompt_token_make,
@@ -120,6 +122,33 @@ class TestPromptPage:
         before = schedule.due
         schedule.refresh_from_db()
         assert schedule.due == before
+
+    @pytest.mark.parametrize("rating", [1, 3, 4])
+    def test_each_grade_button_shows_the_interval_that_grade_gives(
+        self, csrf_client: Client, rating: int
+    ):
+        """The grade buttons preview the next interval, as the review session does: after a POST
+        with one of them, the schedule is due again after exactly the interval its button showed."""
+        _, schedule, token = prompt_setup()
+        url = f"/reminders/prompt/{token}/"
+        with time_machine.travel(timezone.now(), tick=False):
+            page = csrf_client.get(url)
+            html = page.content.decode()
+            button = re.search(
+                rf'<button[^>]*value="{rating}"[^>]*>.*?class="grade-interval">([^<]+)<',
+                html,
+                re.DOTALL,
+            )
+            assert button is not None
+            shown = button.group(1).strip()
+            data = {
+                "rating": str(rating),
+                "card_token": str(schedule.card_token),
+                "csrfmiddlewaretoken": page.cookies["csrftoken"].value,
+            }
+            assert csrf_client.post(url, data).status_code == 200
+            schedule.refresh_from_db()
+            assert fsrs_adapter.interval_label(schedule.due - timezone.now()) == shown
 
     def test_post_grades_once_through_review_grade(self, csrf_client: Client):
         """A POST grades the schedule (source: email) and moves it; the same POST again (a double
