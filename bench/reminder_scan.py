@@ -1,15 +1,15 @@
 """Benchmark: the reminder scan and enqueue on PostgreSQL, 100,000 learners with 5 million recall
 schedules of whom 20,000 have items due.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/anything [REDIS_URL=redis://...] \\
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/anything REDIS_URL=redis://... \\
         .venv/bin/python bench/reminder_scan.py [--learners N] [--items-per-learner K] [--keep]
 
-Builds a throwaway database `bench_reminders` beside DATABASE_URL's (dropped afterwards unless
---keep) with INSERT … SELECT generate_series, then times the scan (the candidate query, the digest
-inserts) and the enqueue: into a real Redis when REDIS_URL is set (its database 15, or
-BENCH_REDIS_URL, flushed before and after), otherwise it counts the on-commit sends. Prints
-learners per second and the scan query's EXPLAIN (ANALYZE, BUFFERS) plan, and fails if the plan
-reads the schedule table sequentially.
+Builds a throwaway database `bench_reminders` beside DATABASE_URL's (bench/_bench_db.py; dropped
+afterwards unless --keep) with INSERT … SELECT generate_series, then times the scan (the candidate
+query, the digest inserts) and the enqueue into a real Redis (REDIS_URL's database 15, or
+BENCH_REDIS_URL, flushed before and after). Without PostgreSQL and Redis configured it prints
+"skipped: …" and exits 0. Prints learners per second and the scan query's EXPLAIN (ANALYZE,
+BUFFERS) plan, and fails if the plan reads the schedule table sequentially.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent
+from _bench_db import drop_database, use_throwaway_database
+
 DB_NAME = "bench_reminders"
 ZONES = [
     "UTC",
@@ -33,28 +33,6 @@ ZONES = [
     "Asia/Kolkata",
     "America/Sao_Paulo",
 ]
-
-
-def admin_url(base: str) -> str:
-    return urlunsplit(urlsplit(base)._replace(path="/postgres"))
-
-
-def database_create(base: str) -> str:
-    import psycopg
-
-    with psycopg.connect(admin_url(base), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
-    return urlunsplit(urlsplit(base)._replace(path=f"/{DB_NAME}"))
-
-
-def database_drop(base: str) -> None:
-    import psycopg
-    from django.db import connections
-
-    connections.close_all()
-    with psycopg.connect(admin_url(base), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
 
 
 def timed(label: str, fn):  # type: ignore[no-untyped-def]
@@ -147,31 +125,28 @@ def main() -> int:
     args = parser.parse_args()
 
     base = os.environ.get("DATABASE_URL", "")
-    if not base.startswith(("postgres://", "postgresql://")):
-        print("Set DATABASE_URL=postgres://... (the benchmark makes its own database beside it).")
-        return 2
     redis_url = os.environ.get("BENCH_REDIS_URL", "")
     if not redis_url and os.environ.get("REDIS_URL"):
         redis_url = urlunsplit(urlsplit(os.environ["REDIS_URL"])._replace(path="/15"))
-    os.environ["REDIS_URL"] = redis_url  # the broker the scan enqueues into ("" = not Redis)
-    os.environ["DATABASE_URL"] = database_create(base)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("DEBUG", "false")
-    sys.path.insert(0, str(ROOT))
-    import django
+    if not base.startswith(("postgres://", "postgresql://")) or not redis_url:
+        print(
+            "skipped: needs PostgreSQL and Redis (set DATABASE_URL=postgres://... and REDIS_URL "
+            "or BENCH_REDIS_URL=redis://...)"
+        )
+        return 0
+    os.environ["REDIS_URL"] = redis_url  # the broker the scan enqueues into
 
-    django.setup()
-    from django.core.management import call_command
+    started = time.perf_counter()
+    print(f"Building {DB_NAME}: {args.learners:,} learners × {args.items_per_learner} items")
+    timed("create database + migrate", lambda: use_throwaway_database(DB_NAME))
+    import redis
     from django.utils import timezone
 
     from quizzes.models import ReminderDigest
     from quizzes.selectors import reminders as selectors
     from quizzes.services import reminders as services
 
-    started = time.perf_counter()
     try:
-        print(f"Building {DB_NAME}: {args.learners:,} learners × {args.items_per_learner} items")
-        timed("migrate", lambda: call_command("migrate", verbosity=0, interactive=False))
         build(
             learners=args.learners,
             items=args.items_per_learner,
@@ -183,20 +158,14 @@ def main() -> int:
         enqueued = 0
         enqueue_seconds = 0.0
         real_enqueue = services.digests_enqueue
-        if redis_url:
-            import redis
-
-            broker = redis.Redis.from_url(redis_url)
-            broker.flushdb()
-            target = f"Redis {redis_url}"
-        else:
-            target = "counted on-commit sends (no REDIS_URL)"
+        broker = redis.Redis.from_url(redis_url)
+        broker.flushdb()
+        target = f"Redis {redis_url}"
 
         def timed_enqueue(*, digest_ids: list[int]) -> None:
             nonlocal enqueued, enqueue_seconds
             start = time.perf_counter()
-            if redis_url:
-                real_enqueue(digest_ids=digest_ids)
+            real_enqueue(digest_ids=digest_ids)
             enqueued += len(digest_ids)
             enqueue_seconds += time.perf_counter() - start
 
@@ -215,8 +184,7 @@ def main() -> int:
         result, t_scan = timed(
             "scan: query, insert digests, enqueue", lambda: services.digests_scan(now=now)
         )
-        if redis_url:
-            assert int(broker.llen("email")) == enqueued, "the email queue holds every send"
+        assert int(broker.llen("email")) == enqueued, "the email queue holds every send"
         again, t_again = timed("second scan (no-op)", lambda: services.digests_scan(now=now))
         digests = ReminderDigest.objects.count()
 
@@ -246,8 +214,7 @@ def main() -> int:
                 else "index scan on the schedule table (good)"
             )
         )
-        if redis_url:
-            broker.flushdb()
+        broker.flushdb()
         print(f"\nTotal {time.perf_counter() - started:.0f} s")
         ok = (
             not seq_on_schedules
@@ -258,7 +225,7 @@ def main() -> int:
         return 0 if ok else 1
     finally:
         if not args.keep:
-            database_drop(base)
+            drop_database(DB_NAME)
 
 
 if __name__ == "__main__":
