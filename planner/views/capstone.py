@@ -12,7 +12,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from courses.models import Course
 from planner.forms.capstone import WorksheetForm
+from planner.models import CapstoneWorksheet
 from planner.selectors.capstone import (
     capstone_courses_for,
     capstone_overview_for,
@@ -56,6 +58,30 @@ def _worksheet_page(
     return render(request, WORKSHEET_TEMPLATE, context, status=400 if form.errors else 200)
 
 
+def _posted_worksheet(
+    request: AuthenticatedHttpRequest, course_slug: str
+) -> tuple[Course, CapstoneWorksheet, WorksheetForm]:
+    """The learner's draft for the course and the worksheet form bound to the POST."""
+    course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
+    draft = worksheet_get_or_create(learner=request.user, course=course)
+    return course, draft, WorksheetForm(request.POST, instance=draft, learner=request.user)
+
+
+def _autosave(draft: CapstoneWorksheet, form: WorksheetForm) -> CapstoneWorksheet | None:
+    """Save the valid form into the draft; None (with the errors on the form) when it is not."""
+    if not form.is_valid():
+        return None
+    try:
+        return worksheet_autosave(
+            worksheet=draft,
+            data=form.cleaned_data,
+            workload_cards=form.cleaned_data["workload_cards"],
+        )
+    except ValidationError as exc:
+        form.add_error(None, exc)
+        return None
+
+
 @require_GET
 @login_required
 def worksheet(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
@@ -66,19 +92,8 @@ def worksheet(request: AuthenticatedHttpRequest, course_slug: str) -> HttpRespon
 @login_required
 def worksheet_save(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     """Autosave (htmx, answers with the "Saved at …" status) or the Save draft button."""
-    course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
-    draft = worksheet_get_or_create(learner=request.user, course=course)
-    form = WorksheetForm(request.POST, instance=draft, learner=request.user)
-    saved = None
-    if form.is_valid():
-        try:
-            saved = worksheet_autosave(
-                worksheet=draft,
-                data=form.cleaned_data,
-                workload_cards=form.cleaned_data["workload_cards"],
-            )
-        except ValidationError as exc:
-            form.add_error(None, exc)
+    course, draft, form = _posted_worksheet(request, course_slug)
+    saved = _autosave(draft, form)
     if request.htmx:
         return render(
             request,
@@ -95,17 +110,10 @@ def worksheet_save(request: AuthenticatedHttpRequest, course_slug: str) -> HttpR
 @login_required
 def worksheet_submit_view(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     """Save what is on the page, then freeze it as a new submitted version."""
-    course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
-    draft = worksheet_get_or_create(learner=request.user, course=course)
-    form = WorksheetForm(request.POST, instance=draft, learner=request.user)
-    if not form.is_valid():
+    course, draft, form = _posted_worksheet(request, course_slug)
+    if _autosave(draft, form) is None:
         return _worksheet_page(request, course_slug, form)
     try:
-        worksheet_autosave(
-            worksheet=draft,
-            data=form.cleaned_data,
-            workload_cards=form.cleaned_data["workload_cards"],
-        )
         submission = worksheet_submit(worksheet=draft, now=timezone.now())
     except SubmissionNotAllowed as exc:
         messages.error(request, str(exc))
