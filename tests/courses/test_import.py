@@ -89,6 +89,62 @@ def test_shipped_folder_yields_one_course_with_modules_lessons_tables_and_code()
     ) in estimate
 
 
+# What the source teaches, lesson by lesson (issue 3's list), as words each lesson must contain.
+SOURCE_FACTS = {
+    "workload-types": [
+        "training", "batch inference", "interactive serving", "which gpu should we buy",
+        "latency", "batch size", "utilization", "cpu", "gpu", "tpu", "managed api",
+        "live chat", "7b instruct model", "under two seconds", "8k context", "20 users",
+        "stream", "kv cache", "nightly embeddings", "50,000 chunks", "two hours", "retried",
+        "fine-tuning", "checkpointed", "rented accelerators", "plateau", "magical thinking",
+        "cpu workers", "spot or scheduled gpu jobs", "memory bandwidth",
+    ],
+    "memory-consumers": [
+        "the model fits", "data arrives on time", "model weights", "runtime overhead",
+        "kv cache", "context length", "activations", "gradients", "optimizer state",
+        "batch size", "quantization", "tested the quality", "kernels", "preprocessing, disk or network",
+        "35 % gpu utilization", "p95 latency is above five seconds", "buy a bigger gpu",
+        "document-summary jobs", "context windows", "cap the context length", "measure again",
+        "hardware choice follows workload isolation",
+    ],
+    "hardware-paths": [
+        "software stack", "pytorch", "cuda", "serving engines", "tpu", "cloud platform",
+        "easiest to operate", "capacity planning moves to the provider", "low-level control",
+        "multi-instance gpu (mig)", "isolated instances", "does **not** lift the memory limit",
+        "not the same as many full gpus", "drop-in replacement", "baseline",
+        "production design", "advanced optimization",
+    ],
+    "practical-estimate": [
+        "model size, memory headroom, concurrency, batch behaviour and cost per useful task",
+        "model_gb = 14", "gpu_memory_gb = 24", "runtime_overhead_gb = 3",
+        "kv_cache_per_user_gb = 0.6", 'assert max_active_users > 0, "model fits weights but '
+        'leaves no room for serving"', "'rough_max_active_users': 11", "peak concurrency",
+        "use an a100", "switch to tpu", "framework", "precision", "context length",
+        "concurrency", "latency target", "data pipeline", "autoscaling", "budget",
+    ],
+    "recall-capstone": [
+        "workload, memory, latency, utilization and operations", "without notes",
+        "classify the workload", "run a capacity check", "operate honestly",
+        "which chip is best", "input size", "output size", "batch window", "data source",
+        "retry plan", "observability fields", "cost per useful result", "first load test",
+        "memory-bound", "next rung", "cost and latency optimization",
+    ],
+}  # fmt: skip
+
+
+def test_each_lesson_teaches_what_the_source_teaches(course: Course) -> None:
+    """Every fact issue 3 lists from the source is in its lesson, and every quiz item explains
+    itself: an explanation on each item, a reason on each wrong choice."""
+    for slug, facts in SOURCE_FACTS.items():
+        body = " ".join(Lesson.objects.get(slug=slug).body_markdown.lower().split())
+        missing = [fact for fact in facts if fact not in body]
+        assert not missing, (slug, missing)
+    for item in QuizItem.objects.filter(lesson__module__course=course):
+        assert len(item.explanation) > 40, item.key
+        for choice in item.choices.all():
+            assert choice.is_correct or len(choice.reason) > 20, (item.key, choice.key)
+
+
 def test_quiz_items_and_rubric_are_imported_with_their_lessons(course: Course) -> None:
     """Every lesson has at least three items; the source's questions are there; the rubric too."""
     for lesson in Lesson.objects.filter(module__course=course):
