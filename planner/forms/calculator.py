@@ -35,6 +35,28 @@ Estimate = ServingEstimate | TrainingEstimate | BatchEstimate
 ESTIMATE_KINDS = ("serving", "training", "batch")
 # Form field -> the engine input it fills with a catalogue row.
 CATALOGUE_PICKERS = {"gpu": "accelerator", "model": "model"}
+# Picker -> {form field it stands in for: the catalogue row's attribute}. An empty field takes the
+# row's figure; the page shows that figure in the field (as its placeholder) so the learner sees it.
+PICKER_FIELDS: dict[str, dict[str, str]] = {
+    "gpu": {
+        "gpu_memory_gb": "memory_gb",
+        "memory_bandwidth_gb_s": "memory_bandwidth_gb_s",
+        "price_per_hour": "price_per_hour_usd",
+    },
+    "model": {
+        "params_b": "params_b",
+        "layers": "layers",
+        "kv_heads": "kv_heads",
+        "head_dim": "head_dim",
+        "hidden_size": "hidden_size",
+    },
+}
+PICKER_SOURCE = {"gpu": "from the GPU", "model": "from the model"}
+# Picking a row on the page empties the fields that would override it, so the pick takes effect.
+PICKER_CLEARS: dict[str, list[str]] = {
+    "gpu": list(PICKER_FIELDS["gpu"]),
+    "model": [*PICKER_FIELDS["model"], "model_gb", "kv_per_user_gb"],
+}
 
 
 def _gt_zero(value: Decimal | int) -> None:
@@ -76,9 +98,30 @@ def _precision_field(label: str, help_text: str) -> forms.ChoiceField:
     )
 
 
-def _picker_field(label: str) -> forms.CharField:
+def _picker_field(label: str, help_text: str) -> forms.CharField:
     """A catalogue picker (GPU or model); its choices are filled when the form is built."""
-    return forms.CharField(label=label, required=False, widget=forms.Select)
+    return forms.CharField(label=label, required=False, help_text=help_text, widget=forms.Select)
+
+
+PICK_GPU_HELP = "Supplies memory, bandwidth and price; a figure you type overrides it."
+PICK_MODEL_HELP = "Supplies parameters and architecture; a figure you type overrides it."
+
+
+def picker_defaults() -> dict[str, dict[str, dict[str, str]]]:
+    """For each picker, each catalogue id -> {field: the figure it supplies, as text}."""
+    cat = default_catalogue()
+    rows: dict[str, list[Any]] = {"gpu": cat.memory_devices(), "model": list(cat.models)}
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for picker, attrs in PICKER_FIELDS.items():
+        out[picker] = {
+            row.id: {
+                field: f"{getattr(row, attr):g}"
+                for field, attr in attrs.items()
+                if getattr(row, attr, None) is not None
+            }
+            for row in rows[picker]
+        }
+    return out
 
 
 def gpu_choices() -> list[tuple[str, str]]:
@@ -106,6 +149,17 @@ class CalculatorForm(forms.Form):
                 widget = self.fields[name].widget
                 assert isinstance(widget, forms.Select)
                 widget.choices = choices()
+        self._show_picked_figures()
+
+    def _show_picked_figures(self) -> None:
+        """Empty fields that a picked GPU or model fills show its figure as their placeholder."""
+        defaults = picker_defaults()
+        for picker, source in PICKER_SOURCE.items():
+            picked = str(self.data.get(picker, "") or "").strip().lower() if self.is_bound else ""
+            figures = defaults[picker].get(picked, {})
+            for field, value in figures.items():
+                if field in self.fields:
+                    self.fields[field].widget.attrs["placeholder"] = f"{value} ({source})"
 
     def _clean_catalogue_id(self, name: str, lookup: Callable[[str], object]) -> str:
         value: str = (self.cleaned_data.get(name) or "").strip().lower()
@@ -173,9 +227,9 @@ class CalculatorForm(forms.Form):
 class ServingForm(CalculatorForm):
     kind = "serving"
 
-    gpu = _picker_field("GPU")
+    gpu = _picker_field("GPU", PICK_GPU_HELP)
     gpu_memory_gb = _gb_field("GPU memory (GB)", "Overrides the GPU's memory. GB = 10⁹ bytes.")
-    model = _picker_field("Model")
+    model = _picker_field("Model", PICK_MODEL_HELP)
     model_gb = _gb_field(
         "Weights (GB)", "The weight size, if you know it; else parameters × precision."
     )
@@ -210,7 +264,7 @@ class ServingForm(CalculatorForm):
 class TrainingForm(CalculatorForm):
     kind = "training"
 
-    model = _picker_field("Model")
+    model = _picker_field("Model", PICK_MODEL_HELP)
     params_b = _gb_field("Parameters (billions)", "Overrides the model's parameter count.")
     method = forms.ChoiceField(
         label="Method",
@@ -238,7 +292,7 @@ class TrainingForm(CalculatorForm):
     )
     hidden_size = _int_field("Hidden size", "Overrides the model's hidden size.")
     layers = _int_field("Layers", "Overrides the model's layer count.")
-    gpu = _picker_field("GPU")
+    gpu = _picker_field("GPU", PICK_GPU_HELP)
     gpu_memory_gb = _gb_field("GPU memory (GB)")
     tokens_per_s = _gb_field("Measured training tokens/s")
     mfu = _gb_field(

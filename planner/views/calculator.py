@@ -18,10 +18,12 @@ from planner.capacity.formatting import num
 from planner.capacity.units import BYTES_PER_GB
 from planner.forms.calculator import (
     ESTIMATE_KINDS,
+    PICKER_CLEARS,
     CalculatorForm,
     Estimate,
     WorkloadCardSaveForm,
     calculator_form_for,
+    picker_defaults,
 )
 
 BAR_WIDTH = 1000
@@ -120,9 +122,12 @@ def memory_bar(estimate: Estimate) -> StackedBar | None:
     return None
 
 
-def calculator_context(form: CalculatorForm, estimate: Estimate | None) -> dict[str, Any]:
+def calculator_context(
+    request: HtmxHttpRequest, form: CalculatorForm, estimate: Estimate | None
+) -> dict[str, Any]:
     kind = form.kind
     share_query = form.query_string() if estimate is not None else ""
+    share_path = f"{reverse('planner:calculator')}?{share_query}"
     result = estimate.to_dict() if estimate is not None else None
     # Listed here, not with `result.items` in the template: batch results have an "items" key.
     figures = [
@@ -144,8 +149,22 @@ def calculator_context(form: CalculatorForm, estimate: Estimate | None) -> dict[
         "is_training": isinstance(estimate, TrainingEstimate),
         "is_batch": isinstance(estimate, BatchEstimate),
         "share_query": share_query,
+        "share_path": share_path,
+        "share_url": request.build_absolute_uri(share_path),
+        "picker_data": {"defaults": picker_defaults(), "clears": PICKER_CLEARS},
+        "picked": _picked_rows(form) if estimate is not None else {},
         "card_form": WorkloadCardSaveForm(initial={"query": share_query}),
         "catalogue": default_catalogue(),
+    }
+
+
+def _picked_rows(form: CalculatorForm) -> dict[str, Any]:
+    """The catalogue rows the GPU and model pickers chose, to show what they supplied."""
+    cat = default_catalogue()
+    data = form.cleaned_data
+    return {
+        "gpu": cat.accelerator(data["gpu"]) if data.get("gpu") else None,
+        "model": cat.model(data["model"]) if data.get("model") else None,
     }
 
 
@@ -156,12 +175,12 @@ def calculator(request: HtmxHttpRequest) -> HttpResponse:
         kind = "serving"
     form = calculator_form_for(kind, request.GET)
     estimate = form.estimate()
-    context = calculator_context(form, estimate)
+    context = calculator_context(request, form, estimate)
     if request.htmx:
         response = render(request, "planner/calculator.html#result", context)
         # The address bar shows only the inputs given, so a shared link is short and exact.
         if estimate is not None:
-            url = f"{reverse('planner:calculator')}?{context['share_query']}"
+            url = context["share_path"]
         else:
             given = {k: v for k, v in request.GET.items() if v != ""}
             url = f"{reverse('planner:calculator')}?{urlencode(given)}"

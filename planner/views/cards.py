@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from planner.capacity.formatting import num
 from planner.forms.calculator import WorkloadCardSaveForm
 from planner.models import WorkloadCard
 from planner.selectors.cards import (
@@ -37,6 +38,7 @@ COMPARE_ROWS: list[tuple[str, str]] = [
     ("Available for cache (GB)", "available_for_cache_gb"),
     ("Max active users", "max_active_users"),
     ("Decode upper bound (tokens/s)", "decode_tokens_per_s_upper_bound"),
+    ("Decode speed needed (tokens/s)", "required_decode_tokens_per_s"),
     ("Training method", "method"),
     ("Training total (GB)", "total_gb"),
     ("Cost per run (USD)", "cost_per_run_usd"),
@@ -44,6 +46,7 @@ COMPARE_ROWS: list[tuple[str, str]] = [
     ("Workers needed", "workers_needed"),
     ("Hours needed", "hours_needed"),
     ("Cost (USD)", "cost_usd"),
+    ("Managed API cost (USD)", "api_cost_usd"),
     ("Fits", "fits"),
     ("Fits the window", "fits_window"),
     ("Warnings", "warnings"),
@@ -65,6 +68,8 @@ def _cell(card: WorkloadCard, source: str) -> str:
         return ", ".join(w["code"] for w in value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
+    if isinstance(value, float):
+        return num(value)  # 1.073742 -> "1.074": the card keeps the exact figures
     return str(value)
 
 

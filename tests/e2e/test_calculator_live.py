@@ -61,3 +61,46 @@ def test_save_the_calculation_as_a_card_and_compare(page, live_server, learner) 
     table.wait_for()
     assert "My L40S chat" in table.inner_text() and "Workers needed" in table.inner_text()
     assert not page.console_errors, page.console_errors
+
+
+def test_picking_gpu_and_model_fills_memory_and_architecture(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """From the baseline (typed 24 GB, 14 GB weights, 0.6 GB per user), picking H100 SXM and
+    Llama-3.1-8B empties the figures they supply, shows them in those fields and recalculates:
+    80 − 16.06 − 3 GB over 131,072 B × 4,096 tokens per user = 113 users."""
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(
+        "/planner/?estimate=serving&gpu_memory_gb=24&model_gb=14&overhead_gb=3&kv_per_user_gb=0.6"
+    )
+    assert page.get_by_test_id("max-users").inner_text() == "11"
+    page.get_by_label("GPU", exact=True).select_option("h100-sxm")
+    page.get_by_label("Model", exact=True).select_option("llama-3.1-8b")
+    expect(page.get_by_test_id("max-users")).to_have_text("113")
+    memory = page.get_by_label("GPU memory (GB)")
+    expect(memory).to_have_value("")
+    expect(memory).to_have_attribute("placeholder", "80 (from the GPU)")
+    expect(page.get_by_label("Layers")).to_have_attribute("placeholder", "32 (from the model)")
+    expect(page.get_by_label("KV heads")).to_have_attribute("placeholder", "8 (from the model)")
+    expect(page.get_by_test_id("picked")).to_contain_text("NVIDIA H100 SXM: 80 GB")
+    expect(page.get_by_test_id("picked")).to_contain_text("8 KV heads × 128 head dim")
+    page.wait_for_url(re.compile(r"gpu=h100-sxm&model=llama-3\.1-8b"))
+    assert "gpu_memory_gb" not in page.url and "kv_per_user_gb" not in page.url
+    link = page.get_by_test_id("share-link")
+    assert link.inner_text() == page.url  # the whole address, every input
+    assert not page.console_errors, page.console_errors
+
+
+def test_compare_table_scrolls_in_its_own_box_on_a_phone(page, live_server, learner) -> None:  # type: ignore[no-untyped-def]
+    from planner.services.cards import workload_cards_seed_examples
+
+    cards = workload_cards_seed_examples()
+    login_in_browser(page, learner.email)
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto("/planner/cards/compare/?" + "&".join(f"card={c.pk}" for c in cards))
+    box = page.get_by_test_id("compare-scroll")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375  # the page does not scroll
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")  # the box does
+    box.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.querySelector('[data-testid=compare-scroll]').scrollLeft > 0")
+    assert not page.console_errors, page.console_errors

@@ -96,3 +96,51 @@ def test_batch_bar_shows_hours_against_the_window(client: Client) -> None:
     assert 'data-segment="work"' in html and "3.33 h" in html
     assert "window_too_short" in html and 'class="capacity-line"' in html
     assert "longer than the window" in html
+
+
+def test_share_link_shows_the_full_url_with_every_input(client: Client) -> None:
+    """The link's visible text is the whole absolute URL (not a bare `/planner/?`), and it is the
+    address the page pushes, so it reopens the same result."""
+    html = client.get(BASELINE + "&users=20").content.decode()
+    query = "estimate=serving&amp;gpu_memory_gb=24&amp;model_gb=14&amp;overhead_gb=3&amp;kv_per_user_gb=0.6&amp;users=20"
+    match = re.search(r'data-testid="share-link"[^>]*href="([^"]+)">([^<]+)</a>', html)
+    assert match is not None
+    assert match.group(1) == f"/planner/?{query}"
+    assert match.group(2) == f"http://testserver/planner/?{query}"
+    assert f'data-copy="http://testserver/planner/?{query}"' in html
+
+
+def test_picked_gpu_and_model_show_what_they_supply(client: Client) -> None:
+    """Llama-3.1-8B on an H100 SXM: the empty fields show the catalogue's figures, the result lists
+    them, and 80 − 16.06 − 3 GB over 0.537 GB per user (4,096 tokens) is 113 users."""
+    html = client.get(
+        "/planner/?estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&overhead_gb=3"
+    ).content.decode()
+    assert (
+        'name="gpu_memory_gb" step="any" inputmode="decimal" placeholder="80 (from the GPU)"'
+        in html
+    )
+    assert 'placeholder="32 (from the model)" id="id_layers"' in html
+    assert (
+        'placeholder="8 (from the model)"' in html and 'placeholder="128 (from the model)"' in html
+    )
+    assert "<strong>NVIDIA H100 SXM</strong>: 80 GB, 3350 GB/s" in html
+    assert "8 KV heads × 128 head dim" in html
+    assert re.search(r'id="max-users"[^>]*>113<', html)
+    assert 'id="picker-data" type="application/json"' in html
+    assert "planner/calculator.js" in html
+
+
+def test_training_and_batch_tabs_render_their_headlines(client: Client) -> None:
+    training = client.get(
+        "/planner/?estimate=training&model=llama-3.1-8b&gpu=h100-sxm&method=qlora&batch_size=4&seq_len=2048"
+    ).content.decode()
+    assert 'data-testid="training-total"' in training
+    assert "Llama 3.1 8B" in training and re.search(
+        r'name="hidden_size"[^>]*placeholder="4096 \(from the model\)"', training
+    )
+    batch = client.get(
+        "/planner/?estimate=batch&items=50000&window_hours=2&items_per_s=10&price_per_hour=0.8&tokens_per_item=500"
+    ).content.decode()
+    assert re.search(r'data-testid="workers-needed"[^>]*>1<', batch)
+    assert "$1.11 on your own workers; $5.00 on the managed API." in batch

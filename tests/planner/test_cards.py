@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
@@ -158,6 +159,11 @@ def test_compare_side_by_side(client: Client, learner: object) -> None:
     for name in ("My chat", chat.name, batch.name, training.name):
         assert name in html
     assert "Max active users" in html and "Workers needed" in html and "Training total (GB)" in html
+    # The table scrolls in its own box, which the keyboard can focus; figures are rounded for
+    # reading (the live chat card's 1.073742 GB per user shows as 1.074).
+    assert re.search(r'class="table-wrap compare-wrap" role="region"[^>]*tabindex="0"', html)
+    assert "<td>1.074</td>" in html and "1.073742" not in html
+    assert "4 workload cards side by side" in html
 
 
 def test_cards_need_login(client: Client) -> None:

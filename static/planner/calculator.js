@@ -1,0 +1,56 @@
+// The calculator page: picking a GPU or model shows what it supplies; copy the shareable link.
+(function () {
+  "use strict";
+  var form = document.getElementById("calc-form");
+  var dataNode = document.getElementById("picker-data");
+  var data = dataNode ? JSON.parse(dataNode.textContent) : { defaults: {}, clears: {} };
+  var SOURCE = { gpu: "from the GPU", model: "from the model" };
+
+  function field(name) {
+    var el = form && form.elements.namedItem(name);
+    return el && el.tagName === "INPUT" ? el : null;
+  }
+
+  // Picking a row empties the fields that would override it (so the pick takes effect), and the
+  // empty fields show the row's figures as placeholders (the server does the same on first render).
+  function pick(picker) {
+    var select = form.elements.namedItem(picker);
+    var figures = (data.defaults[picker] || {})[select.value] || {};
+    (data.clears[picker] || []).forEach(function (name) {
+      var input = field(name);
+      if (!input) return;
+      input.value = "";
+      if (figures[name] !== undefined) {
+        input.setAttribute("placeholder", figures[name] + " (" + SOURCE[picker] + ")");
+      } else {
+        input.removeAttribute("placeholder");
+      }
+    });
+  }
+
+  if (form) {
+    // Capture phase: runs before htmx's own change listener reads the form for the request.
+    form.addEventListener("change", function (event) {
+      var name = event.target && event.target.name;
+      if (name === "gpu" || name === "model") pick(name);
+    }, true);
+  }
+
+  // Copy the link: the button appears only where the clipboard API exists. It lives in the
+  // result, which htmx swaps, so listen on the document and reveal it after each swap.
+  function revealCopyButtons() {
+    if (!navigator.clipboard) return;
+    document.querySelectorAll("button.copy-link[hidden]").forEach(function (b) { b.hidden = false; });
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button.copy-link");
+    if (!button) return;
+    var status = button.parentNode.querySelector(".copy-status");
+    navigator.clipboard.writeText(button.getAttribute("data-copy")).then(
+      function () { if (status) status.textContent = "Link copied."; },
+      function () { if (status) status.textContent = "Could not copy: select the link and copy it."; }
+    );
+  });
+  revealCopyButtons();
+  document.body.addEventListener("htmx:afterSwap", revealCopyButtons);
+})();
