@@ -9,6 +9,11 @@ from django.utils.translation import gettext_lazy as _
 from courses.models import Course
 
 
+def _unique(name: str, *fields: str) -> models.UniqueConstraint:
+    """A unique constraint over the fields, under its migration name."""
+    return models.UniqueConstraint(fields=list(fields), name=name)
+
+
 class WorkloadCard(models.Model):
     """The source's "one card per workload", with the calculator's result stored beside it."""
 
@@ -67,11 +72,7 @@ class Criterion(models.Model):
 
     class Meta:
         ordering = ["rubric", "position"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["rubric", "key"], name="criterion_unique_key_per_rubric"
-            )
-        ]
+        constraints = [_unique("criterion_unique_key_per_rubric", "rubric", "key")]
 
     def __str__(self) -> str:
         return self.title
@@ -87,11 +88,7 @@ class Level(models.Model):
 
     class Meta:
         ordering = ["criterion", "position"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["criterion", "key"], name="level_unique_key_per_criterion"
-            )
-        ]
+        constraints = [_unique("level_unique_key_per_criterion", "criterion", "key")]
 
     def __str__(self) -> str:
         return f"{self.title} ({self.points})"
@@ -224,11 +221,7 @@ class CapstoneWorksheet(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["learner", "course"], name="worksheet_unique_per_learner_course"
-            )
-        ]
+        constraints = [_unique("worksheet_unique_per_learner_course", "learner", "course")]
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.course} worksheet"
@@ -261,11 +254,7 @@ class CapstoneSubmission(models.Model):
 
     class Meta:
         ordering = ["-submitted_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["learner", "course", "version"], name="submission_unique_version"
-            )
-        ]
+        constraints = [_unique("submission_unique_version", "learner", "course", "version")]
         indexes = [models.Index(fields=["course", "submitted_at"])]
 
     def __str__(self) -> str:
@@ -340,11 +329,7 @@ class CriterionScore(models.Model):
 
     class Meta:
         ordering = ["criterion__position"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["grade", "criterion"], name="score_unique_per_grade_criterion"
-            )
-        ]
+        constraints = [_unique("score_unique_per_grade_criterion", "grade", "criterion")]
 
     def __str__(self) -> str:
         return f"{self.criterion}: {self.level or '—'}"
