@@ -138,6 +138,7 @@ def calculator_context(
     return {
         "kind": kind,
         "kinds": ESTIMATE_KINDS,
+        "error_lines": _error_lines(form),
         "form": form,
         "estimate": estimate,
         "result": result,
@@ -156,6 +157,16 @@ def calculator_context(
         "card_form": WorkloadCardSaveForm(initial={"query": share_query}),
         "catalogue": default_catalogue(),
     }
+
+
+def _error_lines(form: CalculatorForm) -> list[str]:
+    """Each error as "Field label: message". Built here: the batch form has a field named `items`,
+    which a template's `form.errors.items` would look up instead of the dict method."""
+    lines = []
+    for name, messages in form.errors.items():
+        label = form.fields[name].label if name in form.fields else None
+        lines += [f"{label}: {m}" if label else str(m) for m in messages]
+    return lines
 
 
 def _picked_rows(form: CalculatorForm) -> dict[str, Any]:

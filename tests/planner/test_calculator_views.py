@@ -144,3 +144,17 @@ def test_training_and_batch_tabs_render_their_headlines(client: Client) -> None:
     ).content.decode()
     assert re.search(r'data-testid="workers-needed"[^>]*>1<', batch)
     assert "$1.11 on your own workers; $5.00 on the managed API." in batch
+
+
+def test_batch_errors_name_the_field(client: Client) -> None:
+    """The batch form's `items` field once shadowed the errors dict's items() in the template."""
+    response = client.get("/planner/?estimate=batch&items=0&window_hours=abc")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Items (e.g. chunks to embed): must be greater than zero." in html
+    assert "Window (hours): Enter a number." in html
+    htmx = client.get(
+        "/planner/?estimate=batch&items=-1&window_hours=2", headers={"HX-Request": "true"}
+    )
+    assert htmx.status_code == 200
+    assert "Items (e.g. chunks to embed): must be greater than zero." in htmx.content.decode()
