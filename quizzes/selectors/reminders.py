@@ -1,8 +1,9 @@
 """Reads for recall reminders: who is owed a digest now, what goes in it, and the day's counts.
 
 Each learner's reminder hour is in their own local day, which starts at their `day_start_hour`
-(DESIGN: "today" and the reminder hour are in that local day). Wall-clock arithmetic per zone keeps
-daylight-saving changes right: the local time is computed once per time zone, in Python.
+(DESIGN: "today" and the reminder hour are in that local day; `quizzes.local_day` is the one place
+that says which day a moment belongs to). Wall-clock arithmetic per zone keeps daylight-saving
+changes right: the local time is computed once per time zone, in Python.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquer
 from django.db.models.functions import Coalesce
 
 from accounts.models import User
+from quizzes.local_day import learning_date
 from quizzes.models import RecallSchedule, ReminderDigest
 
 
@@ -45,11 +47,6 @@ class DigestCounts:
         return self.sent + self.failed + self.pending + self.sending + self.skipped
 
 
-def learning_day(*, local: datetime, day_start_hour: int) -> date:
-    """The learner's local day for a wall-clock time: before `day_start_hour` it is still yesterday."""
-    return (local.replace(tzinfo=None) - timedelta(hours=day_start_hour)).date()
-
-
 def reminder_moment(*, day: date, day_start_hour: int, reminder_hour: int) -> datetime:
     """The naive wall-clock time at which the reminder of local `day` falls due.
 
@@ -63,10 +60,10 @@ def digest_local_date(
     *, now: datetime, time_zone: str, day_start_hour: int, reminder_hour: int
 ) -> date | None:
     """The local date a digest would be for at `now`, or None before the reminder hour."""
-    local = now.astimezone(zoneinfo.ZoneInfo(time_zone)).replace(tzinfo=None)
-    day = learning_day(local=local, day_start_hour=day_start_hour)
+    tz = zoneinfo.ZoneInfo(time_zone)
+    day = learning_date(moment=now, time_zone=tz, day_start_hour=day_start_hour)
     moment = reminder_moment(day=day, day_start_hour=day_start_hour, reminder_hour=reminder_hour)
-    return day if local >= moment else None
+    return day if now.astimezone(tz).replace(tzinfo=None) >= moment else None
 
 
 def digest_candidate_rows(*, now: datetime) -> QuerySet[User, tuple[Any, ...]]:
@@ -116,12 +113,14 @@ def digest_candidates(*, now: datetime) -> list[DigestCandidate]:
     candidates: list[DigestCandidate] = []
     for zone, learners in by_zone.items():
         try:
-            local = now.astimezone(zoneinfo.ZoneInfo(zone)).replace(tzinfo=None)
+            tz = zoneinfo.ZoneInfo(zone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             continue  # A zone the form would never store; skip rather than stop everyone's digest.
+        local = now.astimezone(tz)  # once per zone: learning_date finds it already in `tz`
+        wall = local.replace(tzinfo=None)
         for learner_id, day_start, hour, paused_until, latest in learners:
-            day = learning_day(local=local, day_start_hour=day_start)
-            if local < reminder_moment(day=day, day_start_hour=day_start, reminder_hour=hour):
+            day = learning_date(moment=local, time_zone=tz, day_start_hour=day_start)
+            if wall < reminder_moment(day=day, day_start_hour=day_start, reminder_hour=hour):
                 continue
             if paused_until is not None and day <= paused_until:
                 continue
