@@ -9,7 +9,6 @@ of a send finds the row already claimed or sent.
 from __future__ import annotations
 
 import email.policy
-import zoneinfo
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -437,7 +436,3 @@ def prompt_token_schedule(*, token: str) -> RecallSchedule:
         ValueError,
     ) as exc:
         raise LinkInvalid(str(exc)) from exc
-
-
-def local_now_for(*, learner: User, now: datetime) -> datetime:
-    return now.astimezone(zoneinfo.ZoneInfo(learner.time_zone))
