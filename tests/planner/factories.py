@@ -1,4 +1,4 @@
-"""Factories for the planner's tests: workload cards, rubrics, worksheets and submissions."""
+"""Factories for the planner's tests: workload cards; rubrics, worksheets and submissions."""
 
 from __future__ import annotations
 
@@ -10,15 +10,9 @@ from factory.django import DjangoModelFactory
 
 from accounts.models import User
 from courses.models import Course, Enrollment
-from planner.models import (
-    CapstoneSubmission,
-    CapstoneWorksheet,
-    Criterion,
-    Level,
-    Rubric,
-    WorkloadCard,
-)
+from planner.models import CapstoneSubmission, CapstoneWorksheet, Level, Rubric, WorkloadCard
 from planner.services.capstone import worksheet_autosave, worksheet_submit
+from planner.services.capstone_rubric import criterion_save, rubric_ensure
 from tests.factories import CourseFactory, EnrollmentFactory, InstructorFactory, UserFactory
 
 
@@ -34,55 +28,27 @@ class WorkloadCardFactory(DjangoModelFactory[WorkloadCard]):
     precision = "int8"
 
 
-class RubricFactory(DjangoModelFactory[Rubric]):
-    class Meta:
-        model = Rubric
-
-    course = factory.SubFactory(CourseFactory)
-    title = "Capstone rubric"
-
-
-class CriterionFactory(DjangoModelFactory[Criterion]):
-    class Meta:
-        model = Criterion
-
-    rubric = factory.SubFactory(RubricFactory)
-    key = factory.Sequence(lambda n: f"criterion-{n}")
-    title = factory.Sequence(lambda n: f"Criterion {n}")
-    position = factory.Sequence(lambda n: n)
-
-
-class LevelFactory(DjangoModelFactory[Level]):
-    class Meta:
-        model = Level
-
-    criterion = factory.SubFactory(CriterionFactory)
-    key = factory.Sequence(lambda n: f"level-{n}")
-    title = factory.Sequence(lambda n: f"Level {n}")
-    points = 1
-    position = factory.Sequence(lambda n: n)
-
-
 LEVELS = (("missing", "Missing", 0), ("partial", "Partial", 2), ("strong", "Strong", 4))
 
 
 def rubric_with_levels(
     course: Course, criteria: tuple[tuple[str, str], ...] | None = None
 ) -> Rubric:
-    """A rubric with two criteria (memory, operability), each with levels worth 0, 2 and 4."""
-    rubric = RubricFactory(course=course)
+    """A rubric with two criteria (memory, operability), each with levels worth 0, 2 and 4.
+
+    Built with the rubric services instructors use, so no factory redefines the models' fields.
+    """
+    rubric = rubric_ensure(course=course)
     for position, (key, title) in enumerate(
         criteria or (("memory", "Memory and KV estimate"), ("operability", "Operability"))
     ):
-        criterion = CriterionFactory(rubric=rubric, key=key, title=title, position=position)
-        for level_position, (level_key, level_title, points) in enumerate(LEVELS):
-            LevelFactory(
-                criterion=criterion,
-                key=level_key,
-                title=level_title,
-                points=points,
-                position=level_position,
-            )
+        criterion = criterion_save(
+            rubric=rubric, criterion=None, data={"key": key, "title": title, "position": position}
+        )
+        Level.objects.bulk_create(
+            Level(criterion=criterion, key=level_key, title=level_title, points=points, position=i)
+            for i, (level_key, level_title, points) in enumerate(LEVELS)
+        )
     return rubric
 
 
