@@ -36,6 +36,19 @@ def due_count_for(*, learner: User, now: datetime) -> int:
     return RecallSchedule.objects.filter(learner=learner, due__lte=now).count()
 
 
+def next_due_for(*, learner: User) -> datetime | None:
+    """When the learner's earliest schedule falls due (None: nothing scheduled yet).
+
+    One index lookup on (learner, due); the empty review page uses it to say what comes next.
+    """
+    return (
+        RecallSchedule.objects.filter(learner=learner)
+        .order_by("due")
+        .values_list("due", flat=True)
+        .first()
+    )
+
+
 def new_items_for(*, learner: User) -> QuerySet[QuizItem]:
     """Items of courses the learner is enrolled in that they have never answered, in course order."""
     scheduled = RecallSchedule.objects.filter(learner=learner, item=OuterRef("pk"))

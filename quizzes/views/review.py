@@ -11,13 +11,20 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from quizzes.forms import GradeForm
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.preview import grade_previews
-from quizzes.selectors.queue import QueueCard, card_for, due_queue_for, enrolled_item_for
+from quizzes.selectors.queue import (
+    QueueCard,
+    card_for,
+    due_queue_for,
+    enrolled_item_for,
+    next_due_for,
+)
 from quizzes.services.review import (
     Grade,
     NothingToUndo,
@@ -61,7 +68,11 @@ def _render_panel(
         "notice": notice,
         "shortcuts": request.user.review_shortcuts_enabled,
     }
-    if card is not None:
+    if card is None:
+        # The empty state says why: not started, today's limits reached, or all caught up.
+        context["next_due"] = next_due_for(learner=request.user)
+        context["now"] = now
+    else:
         context["token"] = token or _card_token(card)
         context["shown_at"] = shown_at or int(time.time() * 1000)
         if revealed:
@@ -143,7 +154,7 @@ def undo(request: AuthenticatedHttpRequest) -> HttpResponse:
     now = timezone.now()
     try:
         log = review_undo(learner=request.user, now=now)
-        notice = f"Undid your grade of “{log.item.prompt[:60]}”."
+        notice = f"Undid your grade of “{Truncator(log.item.prompt).words(12)}”."
     except NothingToUndo:
         notice = "There is no grade to undo."
     if not request.htmx:

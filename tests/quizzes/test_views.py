@@ -36,11 +36,45 @@ def test_session_requires_login(client):
 
 
 def test_empty_session_says_what_to_do(client, learner):
-    """With nothing due the page says so and points to a lesson."""
+    """With no cards at all the page says reviews start in the lessons and points to them."""
     client.force_login(learner)
     html = client.get(reverse("quizzes:session")).content.decode()
-    assert "Nothing is due right now" in html
+    assert "No cards yet" in html and "go to a lesson and answer its check-yourself items" in html
     assert count_of(html) == 0
+    assert 'data-testid="undo"' not in html
+
+
+def test_empty_session_says_when_the_next_card_is_due(client, learner):
+    """All caught up: the page says nothing is due and when the next card is."""
+    c = course_with_items(learner=learner, daily_new_limit=0)
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    due = RecallSchedule.objects.get().due
+    client.force_login(learner)
+    with time_machine.travel(due - timedelta(hours=3), tick=False):
+        html = client.get(reverse("quizzes:session")).content.decode()
+    assert "All caught up" in html and "Nothing is due right now" in html
+    assert "Your next card is due in 3\xa0hours" in html
+
+
+def test_empty_session_says_the_daily_limit_is_reached(client, learner):
+    """Cards still due beyond the course's daily review cap: the page names the limit, not
+    "nothing due"."""
+    c = course_with_items(learner=learner, daily_new_limit=0, daily_review_limit=1)
+    with time_machine.travel(T0, tick=False):
+        for item in (c.mc, c.recall):
+            schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=3, now=T0)
+    client.force_login(learner)
+    with time_machine.travel(T0 + timedelta(days=60), tick=False):
+        first = RecallSchedule.objects.order_by("due", "id").first()
+        assert first is not None
+        html = client.post(
+            reverse("quizzes:grade"),
+            {"schedule_id": first.pk, "card_token": str(first.card_token), "rating": 3},
+            **HTMX,
+        ).content.decode()
+    assert count_of(html) == 0
+    assert "Today's limit reached" in html and "Nothing is due right now" not in html
+    assert "today's 1 review," in html
 
 
 def test_review_flow_reveal_grade_undo(client, learner):
@@ -53,6 +87,7 @@ def test_review_flow_reveal_grade_undo(client, learner):
         traveller.move_to(T0 + timedelta(days=30))
         html = client.get(reverse("quizzes:session")).content.decode()
         assert count_of(html) == 2
+        assert 'data-testid="undo"' not in html  # nothing graded in this session yet
         first = RecallSchedule.objects.order_by("due", "id").first()
         assert first is not None
         assert str(first.card_token) in html and first.item.prompt in html
@@ -73,6 +108,7 @@ def test_review_flow_reveal_grade_undo(client, learner):
         )
         assert graded.status_code == 200
         assert count_of(graded.content.decode()) == 1
+        assert 'data-testid="undo"' in graded.content.decode()
         # The same grade again (double click) changes nothing.
         again = client.post(
             reverse("quizzes:grade"),
@@ -81,9 +117,13 @@ def test_review_flow_reveal_grade_undo(client, learner):
         )
         assert count_of(again.content.decode()) == 1
         assert ReviewLog.objects.filter(schedule=first).count() == 2
-        undone = client.post(reverse("quizzes:undo"), **HTMX)
-        assert count_of(undone.content.decode()) == 2
+        undone = client.post(reverse("quizzes:undo"), **HTMX).content.decode()
+        assert count_of(undone) == 2
         assert ReviewUndo.objects.count() == 1
+        # The notice names the card in whole words; with the grade undone, no undo is offered.
+        prompt_words = first.item.prompt.split()
+        assert f"Undid your grade of “{' '.join(prompt_words[:12])}" in undone
+        assert 'data-testid="undo"' not in undone
 
 
 def test_new_items_come_after_due_and_are_graded_in_session(client, learner):
