@@ -99,3 +99,24 @@ def test_outline_and_lesson_fit_a_phone_screen(page, live_server, learner) -> No
     assert background not in ("rgba(0, 0, 0, 0)", "transparent"), background
     link.click()
     page.wait_for_url(re.compile(r"/planner/\?estimate=serving&gpu_memory_gb=24"))
+
+
+def test_mark_complete_by_keyboard_moves_focus_to_the_next_lesson(
+    page, live_server, learner
+) -> None:  # type: ignore[no-untyped-def]
+    """Enter on "Mark lesson complete" completes the lesson without a reload, and focus lands on
+    the next lesson's link rather than falling back to the top of the page."""
+    course = course_import(folder=SHIPPED).course
+    enrollment_create(course=course, user=learner)
+    login_in_browser(page, learner.email)
+    page.goto("/courses/gpus-tpus-ai-hardware/workload-types/")
+
+    page.get_by_role("button", name="Mark lesson complete").focus()
+    page.keyboard.press("Enter")
+
+    page.get_by_text("You have completed this lesson.").wait_for()
+    focused = page.locator(":focus")
+    focused.wait_for()
+    assert focused.get_attribute("rel") == "next"
+    assert "Next lesson: What fills accelerator memory" in focused.inner_text()
+    assert not page.console_errors, page.console_errors
