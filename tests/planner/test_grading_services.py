@@ -193,24 +193,17 @@ def test_released_grade_changes_only_through_a_recorded_regrade(
         scores=scores_for(course),
         overall_feedback="First",
     )
+    partial = {
+        "grader": instructor,
+        "submission_id": submission.pk,
+        "scores": scores_for(course, "partial"),
+    }
     with pytest.raises(ClaimRequired):
-        grade_regrade(
-            grader=instructor,
-            submission_id=submission.pk,
-            scores=scores_for(course, "partial"),
-            overall_feedback="x",
-            now=now,
-        )
+        grade_regrade(**partial, overall_feedback="x", now=now)
     later = now + timedelta(hours=1)
     submission_claim(grader=instructor, submission_id=submission.pk, now=later)
     with pytest.raises(GradeReleasedError):
-        grade_save_draft(
-            grader=instructor,
-            submission_id=submission.pk,
-            scores=scores_for(course, "partial"),
-            overall_feedback="",
-            now=later,
-        )
+        grade_save_draft(**partial, overall_feedback="", now=later)
     with django_capture_on_commit_callbacks(execute=True):
         grade = grade_regrade(
             grader=instructor,
