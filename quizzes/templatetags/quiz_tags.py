@@ -30,6 +30,8 @@ def check_yourself(context: dict[str, Any], lesson: Lesson) -> dict[str, Any]:
         "lesson": lesson,
         "entries": [(item, uuid.uuid4(), scheduled.get(item.pk)) for item in items],
         "csrf_token": context.get("csrf_token"),
+        # The item-focus script is loaded from the partial; CSP needs the page's nonce.
+        "csp_nonce": context.get("csp_nonce"),
         "request": context.get("request"),
         "user": user,
     }

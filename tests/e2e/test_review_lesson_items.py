@@ -20,10 +20,17 @@ def test_answer_the_lessons_items_then_see_statistics(page, learner) -> None:  #
     page.goto(c.lesson.get_absolute_url())
 
     mc = page.locator(f"#item-{c.mc.pk}")
+    # Keyboard only: submitting with nothing chosen moves focus to the error, which names it.
+    mc.get_by_role("button", name="Check answer").focus()
+    page.keyboard.press("Enter")
+    error = page.locator(f"#item-{c.mc.pk} .error")
+    expect(error).to_have_text("Choose at least one answer.")
+    expect(error).to_be_focused()
     mc.get_by_label("HBM").check()
     mc.get_by_role("button", name="Check answer").click()
     feedback = page.locator(f"#item-{c.mc.pk} [data-testid=cy-feedback]")
     expect(feedback).to_contain_text("Not quite")
+    expect(feedback).to_be_focused()
     expect(feedback).to_contain_text("A rate, not memory.")
     expect(feedback).to_contain_text(c.mc.explanation)
 
