@@ -19,10 +19,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_db import drop_database, use_throwaway_database
+from _bench_db import ROOT, drop_database, use_throwaway_database
 
 DB_NAME = "bench_courses"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def pct(values: list[float], q: float) -> float:
