@@ -57,10 +57,14 @@ if TYPE_CHECKING:
 @require_GET
 @instructor_required
 def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Submitted plans of the user's courses; `?course=<slug>` and `?status=` filter it."""
     courses = list(courses_taught_by(user=request.user))
-    course_id = request.GET.get("course", "")
+    course_key = request.GET.get("course", "")
     status = request.GET.get("status", "")
-    selected = next((c for c in courses if str(c.pk) == course_id), None)
+    # A slug, as the teaching pages link; a course id is still accepted for older links.
+    selected = next((c for c in courses if c.slug == course_key), None) or next(
+        (c for c in courses if str(c.pk) == course_key), None
+    )
     if status not in dict(QUEUE_STATUSES):
         status = ""
     rows = grading_queue_select(

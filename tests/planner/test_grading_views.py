@@ -93,12 +93,17 @@ def test_queue_filters_by_course_and_status(client, instructor, learner, course)
         return {row.learner.name for row in rows}
 
     assert names() == {"Lee Learner", "Cara Claimed", "Gus Graded", "Elsa Elsewhere"}
-    assert names(course=course.pk) == {"Lee Learner", "Cara Claimed", "Gus Graded"}
-    assert names(course=course.pk, status="ungraded") == {"Lee Learner"}
+    assert names(course=course.slug) == {"Lee Learner", "Cara Claimed", "Gus Graded"}
+    assert names(course=course.slug, status="ungraded") == {"Lee Learner"}
     assert names(status="in_progress") == {"Cara Claimed"}
     assert names(status="graded") == {"Gus Graded"}
     assert names(status="released") == set()
-    assert names(course=other_course.pk) == {"Elsa Elsewhere"}
+    assert names(course=other_course.slug) == {"Elsa Elsewhere"}
+    assert names(course=other_course.pk) == {"Elsa Elsewhere"}  # older links by id still work
+    assert len(names(course="not-a-course-i-teach")) == 4  # an unknown course filters nothing
+    page = client.get(url, {"course": course.slug}).content.decode()
+    assert f'<option value="{course.slug}" selected>' in page
+    assert reverse("capstone:export", kwargs={"course_slug": course.slug}) in page
     assert ungraded and elsewhere
 
 
