@@ -87,6 +87,11 @@ class QueueCard:
     def is_new(self) -> bool:
         return self.schedule is None
 
+    @property
+    def single_answer(self) -> bool:
+        """Multiple choice with exactly one correct choice (from the loaded choices, no query)."""
+        return sum(1 for choice in self.choices if choice.is_correct) == 1
+
 
 @dataclass(frozen=True)
 class DueQueue:

@@ -91,6 +91,8 @@ def test_review_flow_reveal_grade_undo(client, learner):
         first = RecallSchedule.objects.order_by("due", "id").first()
         assert first is not None
         assert str(first.card_token) in html and first.item.prompt in html
+        # The factory's multiple-choice item has two correct choices: the card says so.
+        assert first.item == c.mc and "More than one answer is correct" in html
         reveal = client.get(
             reverse("quizzes:session"),
             {"reveal": 1, "schedule": first.pk, "token": str(first.card_token), "shown_at": 1},
