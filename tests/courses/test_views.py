@@ -308,3 +308,17 @@ def test_teaching_course_pages_learners_fifty_at_a_time(client: Client, course: 
     assert first.split("<tbody>")[1].count("<tr>") == 50
     assert second.split("<tbody>")[1].count("<tr>") == 10
     assert "Page 2 of 2" in second
+
+
+@pytest.mark.django_db
+def test_empty_catalogue_tells_learners_to_come_back_and_staff_how_to_import(
+    client: Client, learner: User
+) -> None:
+    """With no published course, a learner is told so plainly; only staff see the import command."""
+    client.force_login(learner)
+    page = client.get(reverse("courses:catalogue")).text
+    assert "No course is published yet" in page
+    assert "import_course" not in page
+
+    client.force_login(UserFactory(is_staff=True))
+    assert "import_course" in client.get(reverse("courses:catalogue")).text
