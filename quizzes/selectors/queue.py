@@ -22,7 +22,8 @@ DEFAULT_REVIEW_LIMIT = 200
 
 
 def local_day_bounds(*, learner: User, now: datetime) -> tuple[datetime, datetime]:
-    """Start and end (UTC-aware) of the learner's current day, which begins at day_start_hour."""
+    """Start and end (aware, in the learner's zone) of their current day, which begins at
+    day_start_hour. The one definition lives in quizzes.local_day."""
     return day_bounds_at(now=now, time_zone=learner.tz, day_start_hour=learner.day_start_hour)
 
 
