@@ -33,12 +33,13 @@
     }
   });
 
-  // After htmx swaps in a new card (or its answer), move focus to it, so screen readers read
-  // it and the keys keep working.
+  // After htmx swaps in a new card, move focus to it; after a reveal, to the answer (the grade
+  // buttons follow it, so on a phone they come into view). Screen readers read what changed
+  // and the keys keep working.
   document.addEventListener("htmx:afterSettle", function (event) {
     var p = panel();
     if (!p || !(event.target instanceof HTMLElement) || !p.contains(event.target)) return;
-    var card = document.getElementById("card");
-    if (card) card.focus({ preventScroll: false });
+    var target = document.getElementById("review-answer") || document.getElementById("card");
+    if (target) target.focus({ preventScroll: false });
   });
 })();

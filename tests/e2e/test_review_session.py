@@ -38,12 +38,15 @@ def test_three_cards_with_the_keyboard_alone(page, learner) -> None:  # type: ig
         prompt = page.locator("#card-prompt").inner_text()
         page.keyboard.press("Space")
         page.get_by_test_id(f"grade-{key}").wait_for()
+        # Focus lands on the answer, with the grade buttons right after it.
+        expect(page.locator("#review-answer")).to_be_focused()
         # The button shows the next interval before choosing.
         assert page.get_by_test_id(f"grade-{key}").locator(".grade-interval").inner_text()
         page.keyboard.press(key)
         expect(count).to_have_text(str(expected_left))
         if expected_left:
             assert page.locator("#card-prompt").inner_text() != prompt
+            expect(page.locator("#card")).to_be_focused()
     assert page.get_by_test_id("review-empty").is_visible()
     assert "go to a lesson" in page.get_by_test_id("review-empty").inner_text().lower()
     ratings = list(
