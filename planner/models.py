@@ -121,7 +121,7 @@ WORKSHEET_SECTIONS = (
         ("input_size", "output_size", "precision", "latency_target", "batch_window", "budget"),
     ),
     (
-        _("Memory numbers (the automatic check recomputes these)"),
+        _("Memory numbers"),
         (*WORKSHEET_NUMBER_FIELDS, "memory_estimate"),
     ),
     (

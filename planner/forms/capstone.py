@@ -23,10 +23,13 @@ from planner.models import (
 from planner.services.grading import ScoreInput
 
 if TYPE_CHECKING:
-    from django_stubs_ext import StrOrPromise
+    pass
 
 HELP = {
-    "feature": _("One feature, e.g. live lesson chat or nightly embedding refresh."),
+    "feature": _(
+        "One feature, e.g. live lesson chat or nightly embedding refresh. Needed to submit."
+    ),
+    "recommendation": _("Needed to submit."),
     "model_gb": _("Leave empty to compute it from parameters × precision."),
     "kv_per_user_gb": _("Leave empty to compute it from context length × KV per token."),
     "concurrency": _("Active users at peak, not on average."),
@@ -35,6 +38,23 @@ HELP = {
         "Where the chosen accelerator is fast but memory-bound for the real workload."
     ),
 }
+
+# A note under a section's heading, keyed by the section's first field.
+SECTION_NOTES = {
+    "gpu_memory_gb": _(
+        "When you submit, the automatic check recomputes these with the capacity calculator "
+        "and shows you and your grader where your own numbers disagree with it."
+    ),
+}
+
+
+def _card_label(card: WorkloadCard) -> str:
+    """A workload card as a checkbox label: its name, kind, model and the calculator's answer."""
+    details = [card.get_kind_display(), card.model_name]
+    users = card.result.get("max_active_users") if isinstance(card.result, dict) else None
+    if users is not None:
+        details.append(str(_("room for %(users)s active users") % {"users": users}))
+    return f"{card.name} ({', '.join(d for d in details if d)})"
 
 
 class WorksheetForm(forms.ModelForm):
@@ -61,13 +81,22 @@ class WorksheetForm(forms.ModelForm):
         cards = self.fields["workload_cards"]
         assert isinstance(cards, forms.ModelMultipleChoiceField)
         cards.queryset = WorkloadCard.objects.filter(owner=learner).order_by("name")
+        cards.label_from_instance = _card_label  # type: ignore[method-assign,assignment]
         for name in WORKSHEET_NUMBER_FIELDS:
             self.fields[name].widget.attrs.update(
                 {"min": "0", "step": "any", "inputmode": "decimal"}
             )
 
-    def sections(self) -> list[tuple[StrOrPromise, list[forms.BoundField]]]:
-        return [(title, [self[name] for name in names]) for title, names in WORKSHEET_SECTIONS]
+    def sections(self) -> list[dict[str, Any]]:
+        """The worksheet's sections: title, a note (or ""), and the bound fields."""
+        return [
+            {
+                "title": title,
+                "note": SECTION_NOTES.get(names[0], ""),
+                "fields": [self[name] for name in names],
+            }
+            for title, names in WORKSHEET_SECTIONS
+        ]
 
 
 class GradeForm(forms.Form):

@@ -41,8 +41,13 @@ def capstone_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 def _worksheet_page(
-    request: AuthenticatedHttpRequest, course_slug: str, form: WorksheetForm | None = None
+    request: AuthenticatedHttpRequest,
+    course_slug: str,
+    form: WorksheetForm | None = None,
+    *,
+    draft_saved: bool = False,
 ) -> HttpResponse:
+    """The worksheet; with a bound form, its errors (draft_saved: saved, but not submitted)."""
     course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
     worksheet = worksheet_get_or_create(learner=request.user, course=course)
     form = form or WorksheetForm(instance=worksheet, learner=request.user)
@@ -54,6 +59,7 @@ def _worksheet_page(
         "can_submit": can_submit,
         "submit_blocked_reason": submit_blocked_reason,
         "submissions": worksheet.submissions.order_by("-version"),
+        "draft_saved": draft_saved,
     }
     return render(request, WORKSHEET_TEMPLATE, context, status=400 if form.errors else 200)
 
@@ -120,7 +126,7 @@ def worksheet_submit_view(request: AuthenticatedHttpRequest, course_slug: str) -
         return redirect("capstone:worksheet", course_slug=course.slug)
     except ValidationError as exc:
         form.add_error(None, exc)
-        return _worksheet_page(request, course_slug, form)
+        return _worksheet_page(request, course_slug, form, draft_saved=True)
     messages.success(request, _("Version %(version)d submitted.") % {"version": submission.version})
     return redirect("capstone:submission", submission_id=submission.pk)
 

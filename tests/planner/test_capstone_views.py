@@ -9,7 +9,12 @@ from django.utils import timezone
 from planner.models import CapstoneSubmission, CapstoneWorksheet
 from planner.services.grading import ScoreInput, grade_release, grade_save_draft, submission_claim
 from tests.factories import CourseFactory, EnrollmentFactory, UserFactory
-from tests.planner.factories import GOOD_PLAN, course_taught_by, submission_for
+from tests.planner.factories import (
+    GOOD_PLAN,
+    WorkloadCardFactory,
+    course_taught_by,
+    submission_for,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -110,9 +115,31 @@ def test_submit_without_a_feature_names_the_field(client, learner) -> None:  # t
     response = client.post(
         reverse("capstone:worksheet_submit", args=[course.slug]), form_data(feature="")
     )
+    page = response.content.decode()
     assert response.status_code == 400
-    assert "Feature: This field is required to submit." in response.content.decode()
+    assert "Feature: This field is required to submit." in page
     assert not CapstoneSubmission.objects.exists()
+    # The rest of the page was saved: the summary says so and links to the field to fix.
+    assert "Your draft is saved, but the plan was not submitted" in page
+    assert '<a href="#id_feature">Feature: This field is required to submit.</a>' in page
+    assert "Saved, but not submitted:" in page
+    assert CapstoneWorksheet.objects.get(learner=learner).model_name == GOOD_PLAN["model_name"]
+
+
+def test_worksheet_lists_own_cards_with_details_or_points_to_the_calculator(
+    client, learner
+) -> None:  # type: ignore[no-untyped-def]
+    course = CourseFactory()
+    EnrollmentFactory(user=learner, course=course)
+    client.force_login(learner)
+    url = reverse("capstone:worksheet", args=[course.slug])
+    page = client.get(url).content.decode()
+    assert 'data-testid="no-cards"' in page and reverse("planner:calculator") in page
+    WorkloadCardFactory(owner=learner, name="Chat at peak", result={"max_active_users": 11})
+    WorkloadCardFactory(owner=UserFactory(), name="Someone else's card")
+    page = client.get(url).content.decode()
+    assert "Chat at peak (Interactive serving, 7B instruct, room for 11 active users)" in page
+    assert "Someone else" not in page and 'data-testid="no-cards"' not in page
 
 
 def test_another_learners_submission_is_404(client, learner) -> None:  # type: ignore[no-untyped-def]
