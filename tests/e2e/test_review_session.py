@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 
@@ -47,6 +48,10 @@ def test_three_cards_with_the_keyboard_alone(page, learner) -> None:  # type: ig
         if expected_left:
             assert page.locator("#card-prompt").inner_text() != prompt
             expect(page.locator("#card")).to_be_focused()
+            # Focusing the card reads the new count with it.
+            expect(page.locator("#card")).to_have_accessible_description(
+                re.compile(rf"\b{expected_left} left today")
+            )
     assert page.get_by_test_id("review-empty").is_visible()
     assert "go to a lesson" in page.get_by_test_id("review-empty").inner_text().lower()
     ratings = list(
