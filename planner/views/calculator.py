@@ -147,6 +147,7 @@ def calculator_context(
         "display": {k: num(v) for k, v in (result or {}).items() if isinstance(v, float)},
         "bar": memory_bar(estimate) if estimate is not None else None,
         "is_serving": isinstance(estimate, ServingEstimate),
+        "serving_badge": _serving_badge(estimate) if isinstance(estimate, ServingEstimate) else "",
         "is_training": isinstance(estimate, TrainingEstimate),
         "is_batch": isinstance(estimate, BatchEstimate),
         "share_query": share_query,
@@ -157,6 +158,14 @@ def calculator_context(
         "card_form": WorkloadCardSaveForm(initial={"query": share_query}),
         "catalogue": default_catalogue(),
     }
+
+
+def _serving_badge(estimate: ServingEstimate) -> str:
+    """The headline's verdict: the users can fit and still miss the speed target."""
+    if estimate.fits:
+        return "fits"
+    errors = {str(w.code) for w in estimate.warnings if w.severity == "error"}
+    return "too slow" if errors == {"memory_bound"} else "does not fit"
 
 
 def _error_lines(form: CalculatorForm) -> list[str]:

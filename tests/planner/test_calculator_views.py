@@ -158,3 +158,15 @@ def test_batch_errors_name_the_field(client: Client) -> None:
     )
     assert htmx.status_code == 200
     assert "Items (e.g. chunks to embed): must be greater than zero." in htmx.content.decode()
+
+
+def test_headline_says_too_slow_when_only_the_speed_target_fails(client: Client) -> None:
+    """Four users fit on the L4 (7 would), but 256 tokens in 2 s need 128 tokens/s: too slow."""
+    html = client.get(
+        "/planner/?estimate=serving&gpu=l4&model=llama-3.1-8b&context_tokens=8192"
+        "&latency_target_ms=2000&output_tokens=256&users=4"
+    ).content.decode()
+    assert re.search(r'id="max-users"[^>]*>7<', html)
+    assert re.search(r'data-testid="serving-badge">too slow<', html)
+    over = client.get(BASELINE + "&users=20").content.decode()
+    assert re.search(r'data-testid="serving-badge">does not fit<', over)
