@@ -9,7 +9,7 @@ from django.db.models import Field, Prefetch, QuerySet
 from accounts.models import User
 from courses.models import Course
 from planner.models import (
-    WORKSHEET_FIELDS,
+    WORKSHEET_SECTIONS,
     CapstoneSubmission,
     CapstoneWorksheet,
     Grade,
@@ -81,20 +81,52 @@ class ContentRow:
     value: str
 
 
-def submission_content_rows(content: dict[str, object]) -> list[ContentRow]:
-    """A submitted version's fields with their labels, in the worksheet's order (text, not HTML)."""
-    rows = []
-    for name in WORKSHEET_FIELDS:
-        model_field = CapstoneWorksheet._meta.get_field(name)
-        assert isinstance(model_field, Field)
-        value = content.get(name)
-        if value in (None, ""):
-            text = ""
-        elif model_field.choices:
-            text = str(dict(model_field.flatchoices).get(value, value))
-        elif isinstance(value, float):
-            text = f"{value:g}"
-        else:
-            text = str(value)
-        rows.append(ContentRow(name=name, label=str(model_field.verbose_name), value=text))
-    return rows
+@dataclass
+class ContentSection:
+    title: str
+    rows: list[ContentRow]
+
+
+def submission_content_sections(content: dict[str, object]) -> list[ContentSection]:
+    """A submitted version's fields as text (not HTML), grouped and ordered as the worksheet's."""
+    return [
+        ContentSection(title=str(title), rows=[_content_row(content, name) for name in names])
+        for title, names in WORKSHEET_SECTIONS
+    ]
+
+
+def _content_row(content: dict[str, object], name: str) -> ContentRow:
+    model_field = CapstoneWorksheet._meta.get_field(name)
+    assert isinstance(model_field, Field)
+    value = content.get(name)
+    if value in (None, ""):
+        text = ""
+    elif model_field.choices:
+        text = str(dict(model_field.flatchoices).get(value, value))
+    elif isinstance(value, float):
+        text = f"{value:g}"
+    else:
+        text = str(value)
+    return ContentRow(name=name, label=str(model_field.verbose_name), value=text)
+
+
+@dataclass
+class AttachedCard:
+    name: str
+    kind: str
+    model_name: str
+    max_active_users: object
+
+
+def submission_cards(submission: CapstoneSubmission) -> list[AttachedCard]:
+    """The workload cards copied into a submitted version, with their kinds' display names."""
+    kinds = dict(WorkloadCard.Kind.choices)
+    return [
+        AttachedCard(
+            name=str(card.get("name", "")),
+            kind=str(kinds.get(card.get("kind", ""), card.get("kind", ""))),
+            model_name=str(card.get("model_name") or ""),
+            max_active_users=(card.get("result") or {}).get("max_active_users"),
+        )
+        for card in submission.workload_cards
+    ]

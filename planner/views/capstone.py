@@ -19,7 +19,8 @@ from planner.selectors.capstone import (
     capstone_courses_for,
     capstone_overview_for,
     released_grade_for,
-    submission_content_rows,
+    submission_cards,
+    submission_content_sections,
     submissions_for_learner,
 )
 from planner.services.capstone import (
@@ -138,7 +139,8 @@ def submission_detail(request: AuthenticatedHttpRequest, submission_id: int) -> 
     grade = released_grade_for(submission=submission)
     context = {
         "submission": submission,
-        "rows": submission_content_rows(submission.content),
+        "sections": submission_content_sections(submission.content),
+        "cards": submission_cards(submission),
         "check": submission.check_result,
         "grade": grade,
         "scores": list(grade.scores.all()) if grade else [],

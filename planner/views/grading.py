@@ -19,7 +19,7 @@ from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from planner.forms.capstone import CriterionForm, GradeForm, LevelFormSet, RubricForm
 from planner.models import CapstoneSubmission, Criterion, Grade
-from planner.selectors.capstone import submission_content_rows
+from planner.selectors.capstone import submission_cards, submission_content_sections
 from planner.selectors.grading import (
     QUEUE_STATUSES,
     courses_taught_by,
@@ -131,7 +131,8 @@ def _grade_page(
     claim_obj = live_claim_for(submission=submission, now=now)
     context = {
         "submission": submission,
-        "rows": submission_content_rows(submission.content),
+        "sections": submission_content_sections(submission.content),
+        "cards": submission_cards(submission),
         "check": submission.check_result,
         "rubric": rubric,
         "form": form,

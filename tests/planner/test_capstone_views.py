@@ -172,7 +172,8 @@ def test_grade_is_invisible_until_released(client, learner, instructor) -> None:
     page = client.get(url).content.decode()
     assert "Secret draft" not in page and "Comment on memory" not in page
     assert 'data-testid="grade-pending"' in page
-    assert "Graded" not in client.get(reverse("capstone:list")).content.decode()
+    listing = client.get(reverse("capstone:list")).content.decode()
+    assert "Awaiting grade" in listing and "Released" not in listing and "/ 8" not in listing
 
     grade_release(
         grader=instructor,
@@ -185,6 +186,8 @@ def test_grade_is_invisible_until_released(client, learner, instructor) -> None:
     assert "Released words" in page and "Comment on memory" in page
     assert "Your grade: 8 / 8" in page
     assert "Strong" in page
+    listing = client.get(reverse("capstone:list")).content.decode()
+    assert "8 / 8" in listing and "Released" in listing and "Awaiting grade" not in listing
 
 
 def test_script_and_html_in_a_plan_are_escaped_everywhere(client, learner, instructor) -> None:  # type: ignore[no-untyped-def]
