@@ -6,7 +6,7 @@ import uuid
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -31,7 +31,9 @@ def _item_for(request: AuthenticatedHttpRequest, item_id: int) -> QuizItem:
 def _respond(request: AuthenticatedHttpRequest, item: QuizItem, context: dict) -> HttpResponse:  # type: ignore[type-arg]
     if request.htmx:
         return render(request, f"{TEMPLATE}#item_block", {"item": item, **context})
-    return redirect(item.lesson.get_absolute_url() + f"#item-{item.pk}")
+    # Without htmx (no JavaScript) the same block comes on a page of its own, so the feedback,
+    # the error or the model answer is not lost in a redirect.
+    return render(request, "quizzes/item_page.html", {"item": item, **context})
 
 
 @require_GET

@@ -241,6 +241,31 @@ def test_lesson_free_recall_reveal_then_self_grade(client, learner):
     assert ReviewLog.objects.get().rating == ReviewLog.Rating.HARD
 
 
+def test_lesson_items_work_without_javascript(client, learner):
+    """Without htmx the forms still work: reveal, feedback and errors come on a page of their own
+    that links back to the lesson (nothing is lost in a redirect)."""
+    c = course_with_items(learner=learner)
+    client.force_login(learner)
+    back = f'href="{c.lesson.get_absolute_url()}#item-{c.recall.pk}"'
+    reveal = client.get(reverse("quizzes:answer_reveal", args=[c.recall.pk]))
+    html = reveal.content.decode()
+    assert reveal.status_code == 200 and "<html" in html and back in html
+    assert "The model answer." in html and 'name="rating" value="2"' in html
+    html = client.post(
+        reverse("quizzes:answer", args=[c.recall.pk]), {"rating": "2"}
+    ).content.decode()
+    assert "You graded your recall: Hard" in html
+    html = client.post(
+        reverse("quizzes:answer", args=[c.numeric.pk]), {"value": "x"}
+    ).content.decode()
+    assert "Your answer: Enter a number" in html
+    html = client.post(
+        reverse("quizzes:answer", args=[c.numeric.pk]), {"value": "11"}
+    ).content.decode()
+    assert 'data-testid="cy-feedback"' in html
+    assert ReviewLog.objects.filter(learner=learner).count() == 2
+
+
 def test_lesson_answer_needs_enrollment(client):
     """An item of a course the user is not enrolled in cannot be answered (404)."""
     c = course_with_items()
