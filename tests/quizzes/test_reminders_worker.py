@@ -53,7 +53,9 @@ def broker():  # type: ignore[no-untyped-def]
     client.flushdb()
 
 
-def worker_env(server: SMTPServer, *, email_timeout: int = 10) -> dict[str, str]:
+def worker_env(server: SMTPServer, *, email_timeout: int = 60) -> dict[str, str]:
+    # A starved test process can be slow to answer SMTP; a client timeout after the server has
+    # the message would resend it, so the timeout is far above any stall seen under load.
     return {
         "DATABASE_URL": worker_database_url(),
         "REDIS_URL": settings.REDIS_URL,
