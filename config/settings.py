@@ -260,10 +260,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_DEFAULT_QUEUE = "default"
-# Patient batch work never queues in front of impatient work: email and heavy jobs are apart.
+# Patient batch work never queues in front of impatient work: the daily digests (reminders),
+# notifications such as released grades (email), and heavy jobs each have their own queue.
 CELERY_TASK_QUEUES = tuple(
     Queue(name, Exchange(name, type="direct"), routing_key=name)
-    for name in ("default", "email", "heavy")
+    for name in ("default", "reminders", "email", "heavy")
 )
 CELERY_TASK_DEFAULT_EXCHANGE = "default"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "default"

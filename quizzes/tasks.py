@@ -1,7 +1,7 @@
 """Celery tasks for quizzes: thin wrappers that take ids and call a service.
 
-Reminder sends have the `email` queue to themselves (with notifications), apart from the scan on
-`default` and any heavy job. Retry policy lives here; the outbox row lives in the service.
+Reminder sends have the `reminders` queue to themselves, apart from grading notifications on
+`email`, the scan on `default` and any heavy job. Retry policy lives here; the outbox row lives in the service.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def reminders_scan() -> int:
 @shared_task(
     bind=True,
     name="quizzes.tasks.send_digest",
-    queue="email",
+    queue="reminders",
     acks_late=True,
     autoretry_for=SEND_RETRY_FOR,
     retry_backoff=True,

@@ -161,7 +161,7 @@ def worker_database_url() -> str:
 class Worker:
     """`celery -A config worker` as a separate process group (so SIGKILL takes its pool too)."""
 
-    def __init__(self, env: dict[str, str], *, queues: str = "email,default", name: str = "w1"):
+    def __init__(self, env: dict[str, str], *, queues: str = "reminders,default", name: str = "w1"):
         self.nodename = f"reminders-test-{name}-{os.getpid()}@{socket.gethostname()}"
         self.log = Path(tempfile.mkstemp(prefix=f"reminders-worker-{name}-", suffix=".log")[1])
         full_env = {k: v for k, v in os.environ.items() if k != "CELERY_TASK_ALWAYS_EAGER"}

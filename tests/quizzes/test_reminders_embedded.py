@@ -22,7 +22,7 @@ def test_embedded_default_filesystem_broker_writes_the_digest_to_the_mail_folder
     tmp_path,
 ) -> None:
     """With no Redis and no mail server (the embedded default), a worker on the filesystem broker
-    runs the scan from the `default` queue, sends the digest through the `email` queue, and the
+    runs the scan from the `default` queue, sends the digest through the `reminders` queue, and the
     file backend writes it to the mail folder."""
     learner = learner_due(
         due=timezone.now() - timedelta(hours=1),
