@@ -67,14 +67,16 @@ class TestDigestEmail:
         written; only the HTML part escapes them."""
         user = due_now_learner()
         schedule = user.recall_schedules.get()
-        schedule.item.prompt = "What's \"HBM\" & why <does> it matter?"
+        schedule.item.prompt = 'What\'s "HBM" & why <does> it matter?'
         schedule.item.save()
         scan_and_send(django_capture_on_commit_callbacks)
         message = mail.outbox[0]
-        assert "What's \"HBM\" & why <does> it matter?" in message.subject
-        assert "What's \"HBM\" & why <does> it matter?" in message.body
+        assert 'What\'s "HBM" & why <does> it matter?' in message.subject
+        assert 'What\'s "HBM" & why <does> it matter?' in message.body
         assert "&#x27;" not in message.subject + message.body
-        assert "What&#x27;s &quot;HBM&quot; &amp; why &lt;does&gt;" in message.alternatives[0].content
+        assert (
+            "What&#x27;s &quot;HBM&quot; &amp; why &lt;does&gt;" in message.alternatives[0].content
+        )
 
     def test_rfc8058_headers_and_stored_message_id(self, django_capture_on_commit_callbacks):
         """List-Unsubscribe carries the one-click URL, List-Unsubscribe-Post the one-click
