@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -98,7 +99,8 @@ def claim(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse
         messages.error(request, str(exc))
         return redirect("capstone:grade", submission_id=submission.pk)
     messages.success(request, _("Claimed: it is yours to grade for the next 30 minutes."))
-    return redirect("capstone:grade", submission_id=submission.pk)
+    # Straight to the rubric: the next Tab lands on the first level, not the site menu.
+    return redirect(reverse("capstone:grade", kwargs={"submission_id": submission.pk}) + "#rubric")
 
 
 @require_POST

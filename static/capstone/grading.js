@@ -1,8 +1,10 @@
-// Live total on the grading page: the sum of the checked levels' points, updated as radios change.
+// Live total on the grading page: the sum of the checked levels' points, updated as radios
+// change, and how many criteria still need a level before the grade can be released.
 (function () {
   "use strict";
   var form = document.getElementById("grade-form");
   var output = document.getElementById("live-total");
+  var left = document.getElementById("levels-left");
   if (!form || !output) return;
   function update() {
     var total = 0;
@@ -10,6 +12,13 @@
       total += Number(input.dataset.points) || 0;
     });
     output.textContent = String(total);
+    if (!left) return;
+    var missing = 0;
+    form.querySelectorAll("fieldset.criterion").forEach(function (group) {
+      if (!group.querySelector("input[type=radio]:checked")) missing += 1;
+    });
+    left.textContent = missing === 0 ? "· every criterion has a level"
+      : "· " + missing + (missing === 1 ? " criterion needs" : " criteria need") + " a level";
   }
   form.addEventListener("change", update);
   update();

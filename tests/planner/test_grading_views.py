@@ -109,10 +109,18 @@ def test_queue_filters_by_course_and_status(client, instructor, learner, course)
 
 def test_second_grader_sees_who_holds_the_claim(client, instructor, course, submission) -> None:  # type: ignore[no-untyped-def]
     client.force_login(instructor)
-    client.post(reverse("capstone:claim", kwargs={"submission_id": submission.pk}))
+    claim_url = reverse("capstone:claim", kwargs={"submission_id": submission.pk})
+    queue_url = reverse("capstone:grading_queue")
+    # The queue offers the claim; claiming opens the grade page at the rubric.
+    assert f'action="{claim_url}"' in client.get(queue_url).content.decode()
+    response = client.post(claim_url)
+    grade_url = reverse("capstone:grade", kwargs={"submission_id": submission.pk})
+    assert response.url == grade_url + "#rubric"
     colleague = InstructorFactory(display_name="Cole League")
     course.enrollments.create(user=colleague, role="instructor")
     client.force_login(colleague)
+    queue = client.get(queue_url).content.decode()
+    assert "Ida Instructor until" in queue and f'action="{claim_url}"' not in queue
     response = client.post(
         reverse("capstone:claim", kwargs={"submission_id": submission.pk}), follow=True
     )
@@ -279,7 +287,7 @@ def test_regrade_of_a_released_grade_is_recorded_and_shown(
     page = client.get(
         reverse("capstone:grade", kwargs={"submission_id": submission.pk})
     ).content.decode()
-    assert 'data-testid="grade-released"' in page and "Claim to grade" in page
+    assert 'data-testid="grade-released"' in page and "Claim to regrade" in page
     client.post(claim_url)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(save, grade_post(course, "missing", action="regrade"), follow=True)
