@@ -66,7 +66,7 @@ def test_learner_submits_instructor_grades_learner_reads_grade(
     grader.goto("/capstone/grading/")
     grader.get_by_role("link", name=re.compile("Lee Learner, version 1")).click()
     assert "20 users need" in grader.get_by_test_id("automatic-check").inner_text()
-    grader.get_by_role("button", name="Claim to grade").click()
+    grader.get_by_test_id("claim-box").get_by_role("button", name="Claim to grade").click()
     grader.get_by_text("Claimed: it is yours to grade").wait_for()
 
     memory = grader.get_by_role("group", name="Memory and KV estimate")
