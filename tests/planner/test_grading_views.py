@@ -264,6 +264,33 @@ def test_rubric_editing_adds_a_criterion_and_its_levels(client, instructor, cour
     assert "Cost per useful result" in page and "Clear — 3 points" in page
 
 
+def test_level_without_points_is_refused_naming_the_field(client, instructor, course) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    criterion = course.rubric.criteria.get(key="memory")
+    url = reverse("capstone:criterion", args=[course.slug, criterion.pk])
+    page = client.get(url).content.decode()
+    assert page.count("Delete this level") == 3  # the existing levels; not the blank new one
+    data = {
+        "key": "memory",
+        "title": "Memory and KV estimate",
+        "description": "",
+        "position": "0",
+        "levels-TOTAL_FORMS": "1",
+        "levels-INITIAL_FORMS": "0",
+        "levels-MIN_NUM_FORMS": "0",
+        "levels-MAX_NUM_FORMS": "1000",
+        "levels-0-key": "checked",
+        "levels-0-title": "Checked",
+        "levels-0-points": "",
+        "levels-0-description": "",
+        "levels-0-position": "3",
+    }
+    response = client.post(url, data)
+    assert response.status_code == 400
+    assert "Points: This field is required." in response.content.decode()
+    assert not criterion.levels.filter(key="checked").exists()
+
+
 def test_rubric_of_another_course_is_404(client, course) -> None:  # type: ignore[no-untyped-def]
     other = InstructorFactory()
     client.force_login(other)
