@@ -76,8 +76,16 @@ def test_htmx_autosave_answers_saved_at_and_stores_the_draft(client, learner) ->
     assert "Saved at" in html
     assert html.lstrip().startswith('<p id="save-status"')  # only the fragment
     assert "room for 11 active users" in html
+    assert 'data-testid="calculator-misfit"' not in html  # 10 peak users fit in room for 11
     worksheet = CapstoneWorksheet.objects.get(learner=learner, course=course)
     assert worksheet.feature == "Nightly embedding refresh"
+    # A peak the memory cannot hold is flagged as the learner types, before any submit.
+    html = client.post(
+        reverse("capstone:worksheet_save", args=[course.slug]),
+        form_data(concurrency=20),
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert "Your 20 peak users do not fit." in html
     assert worksheet.calculator_result["max_active_users"] == 11
 
 
