@@ -196,7 +196,7 @@ def test_teaching_pages_link_each_course_to_its_struggle_view_and_grading_queue(
     EnrollmentFactory(course=course, user=teacher, role=Enrollment.Role.INSTRUCTOR)
     client.force_login(teacher)
     stats = reverse("quizzes:course_stats", args=[course.slug])
-    queue = f"{reverse('capstone:grading_queue')}?course={course.pk}"
+    queue = f"{reverse('capstone:grading_queue')}?course={course.slug}"
 
     for page in ["courses:teaching", "courses:teaching_course"]:
         args = [course.slug] if page == "courses:teaching_course" else []
