@@ -184,7 +184,7 @@ def main() -> int:
         result, t_scan = timed(
             "scan: query, insert digests, enqueue", lambda: services.digests_scan(now=now)
         )
-        assert int(broker.llen("email")) == enqueued, "the email queue holds every send"
+        assert int(broker.llen("reminders")) == enqueued, "the reminders queue holds every send"
         again, t_again = timed("second scan (no-op)", lambda: services.digests_scan(now=now))
         digests = ReminderDigest.objects.count()
 
