@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import zoneinfo
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from accounts.models import User
+from quizzes.local_day import learning_date
 
 INSTRUCTORS_GROUP = "Instructors"
 
@@ -67,11 +67,14 @@ def user_create_verified(
 def user_preferences_update(
     *, user: User, data: dict[str, object], pause_days: int | None, now: datetime
 ) -> User:
-    """Apply the preferences form. A pause of N days covers today and the N-1 local days after it."""
+    """Apply the preferences form. A pause of N days covers today's learning day (which starts at
+    the learner's day_start_hour, as the reminder scan counts it) and the N-1 days after it."""
     for field, value in data.items():
         setattr(user, field, value)
     if pause_days is not None:
-        today = now.astimezone(zoneinfo.ZoneInfo(user.time_zone)).date()
+        today = learning_date(
+            moment=now, time_zone=user.time_zone, day_start_hour=user.day_start_hour
+        )
         user.reminders_paused_until = today + timedelta(days=pause_days - 1) if pause_days else None
     user.full_clean()
     user.save()

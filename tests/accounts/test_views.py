@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import time_machine
 from django.core import mail
 from django.test import Client
 from django.urls import reverse
@@ -126,3 +127,22 @@ def test_pages_carry_csp_nonce_on_scripts(client: Client, learner: User) -> None
     assert nonce
     assert f'nonce="{nonce.group(1)}"' in response.content.decode()
     assert "'unsafe-inline'" not in csp
+
+
+def test_pause_counts_days_as_the_learners_learning_day(client: Client, learner: User) -> None:
+    """At 02:00 in Tokyo with a 04:00 day start it is still yesterday's learning day, so a
+    one-day pause ends on that day, the same day the reminder scan is on."""
+    client.force_login(learner)
+    with time_machine.travel("2026-03-10T17:00:00+00:00", tick=False):  # 02:00 on 11 March, Tokyo
+        client.post(
+            reverse("preferences"),
+            {
+                "time_zone": "Asia/Tokyo",
+                "day_start_hour": "4",
+                "reminder_hour": "8",
+                "reminders_enabled": "on",
+                "pause_days": "1",
+            },
+        )
+    learner.refresh_from_db()
+    assert str(learner.reminders_paused_until) == "2026-03-10"
