@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
+from accounts.local_day import learning_date
 from accounts.models import User
-from quizzes.local_day import learning_date
 
 INSTRUCTORS_GROUP = "Instructors"
 

@@ -12,9 +12,9 @@ from datetime import datetime
 
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
+from accounts.local_day import day_bounds_at
 from accounts.models import User
 from courses.models import Enrollment
-from quizzes.local_day import day_bounds_at
 from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
 
 # Without an enrollment to take limits from: no new items, the course default review cap.
@@ -23,7 +23,7 @@ DEFAULT_REVIEW_LIMIT = 200
 
 def local_day_bounds(*, learner: User, now: datetime) -> tuple[datetime, datetime]:
     """Start and end (aware, in the learner's zone) of their current day, which begins at
-    day_start_hour. The one definition lives in quizzes.local_day."""
+    day_start_hour. The one definition lives in accounts.local_day."""
     return day_bounds_at(now=now, time_zone=learner.tz, day_start_hour=learner.day_start_hour)
 
 

@@ -1,7 +1,7 @@
 """Reads for recall reminders: who is owed a digest now, what goes in it, and the day's counts.
 
 Each learner's reminder hour is in their own local day, which starts at their `day_start_hour`
-(DESIGN: "today" and the reminder hour are in that local day; `quizzes.local_day` is the one place
+(DESIGN: "today" and the reminder hour are in that local day; `accounts.local_day` is the one place
 that says which day a moment belongs to). Wall-clock arithmetic per zone keeps daylight-saving
 changes right: the local time is computed once per time zone, in Python.
 """
@@ -17,8 +17,8 @@ from typing import Any
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
+from accounts.local_day import learning_date
 from accounts.models import User
-from quizzes.local_day import learning_date
 from quizzes.models import RecallSchedule, ReminderDigest
 
 

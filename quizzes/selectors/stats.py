@@ -15,9 +15,9 @@ from django.db.models import (
 )
 from django.db.models.functions import TruncDate, TruncWeek
 
+from accounts.local_day import local_date_expression
 from accounts.models import User
 from courses.models import Course, Enrollment, Module
-from quizzes.local_day import local_date_expression
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.queue import local_day_bounds
 from quizzes.services import fsrs_adapter

@@ -1,4 +1,4 @@
-"""The learner's day (quizzes.local_day): one definition of "today" for the queue, stats and reminders."""
+"""The learner's day (accounts.local_day): one definition of "today" for the queue, stats and reminders."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from quizzes.local_day import day_bounds_at, learning_date, learning_day_bounds
+from accounts.local_day import day_bounds_at, learning_date, learning_day_bounds
 
 
 @pytest.mark.parametrize(
