@@ -1,0 +1,1 @@
+"""The capstone: worksheets, submissions, the automatic check, rubrics and grading."""
