@@ -1,16 +1,18 @@
 """Reads for the review session: the learner's local day, the due queue, the next card.
 
 Every read here is a fixed number of queries served by indexes: the due part by
-RecallSchedule (learner, due), the daily counts by ReviewLog (learner, reviewed_at). Nothing
-loads a learner's schedules into Python.
+RecallSchedule (learner, due), the daily counts by ReviewLog (learner, reviewed_at). The queue's
+counts are one statement; nothing loads a learner's schedules into Python.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db import connection
+from django.db.models import Case, Exists, F, Func, OuterRef, Q, QuerySet, Value, When
 
 from accounts.local_day import day_bounds_at
 from accounts.models import User
@@ -95,6 +97,14 @@ class QueueCard:
 
 
 @dataclass(frozen=True)
+class QueueCounts:
+    due_count: int  # reviews left today: due now, within the daily review cap
+    new_count: int  # new items left today, within the daily new limit
+    reviews_today: int
+    new_today: int
+
+
+@dataclass(frozen=True)
 class DueQueue:
     due_count: int  # reviews left today: due now, within the daily review cap
     new_count: int  # new items left today, within the daily new limit
@@ -107,53 +117,120 @@ class DueQueue:
         return self.due_count + self.new_count
 
 
+# Four ORM-compiled queries (limits, today's grades, due ids, new item ids) in one statement;
+# their values stay parameters. The counts stop at what is left of each daily limit (a LIMIT read
+# from `remaining`, uncorrelated, which both PostgreSQL and SQLite accept), so a backlog of
+# thousands costs what the day's limit costs.
+_COUNTS_SQL = """
+        WITH limits AS ({}), today AS ({}), remaining AS (
+          SELECT
+            CASE WHEN COALESCE(review_limit, %s) > reviews_today
+              THEN COALESCE(review_limit, %s) - reviews_today ELSE 0 END AS reviews_left,
+            CASE WHEN COALESCE(new_limit, 0) > new_today
+              THEN COALESCE(new_limit, 0) - new_today ELSE 0 END AS new_left,
+            new_today, reviews_today
+          FROM limits CROSS JOIN today
+        )
+        SELECT
+          (SELECT COUNT(*) FROM ({} LIMIT (SELECT reviews_left FROM remaining)) AS due),
+          (SELECT COUNT(*) FROM ({} LIMIT (SELECT new_left FROM remaining)) AS new_items),
+          reviews_today, new_today
+        FROM remaining
+    """
+
+
+def _sql(queryset: QuerySet[Any]) -> tuple[str, tuple[Any, ...]]:
+    """A queryset compiled for the default connection, to be nested in a larger statement."""
+    sql, params = queryset.query.sql_with_params()
+    return sql, tuple(params)
+
+
+def _count_sql(condition: Q) -> Func:
+    # COUNT over a CASE, not Count(filter=...): an aggregate here would make the ORM add a GROUP BY,
+    # and a GROUP BY over no rows returns no row instead of zeros.
+    return Func(Case(When(condition, then=Value(1))), function="COUNT")
+
+
+def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
+    """The queue's four counts in one statement: today's limits and grades, then the due reviews
+    and the new items, each counted no further than what is left of its daily limit."""
+    day_start, _ = local_day_bounds(learner=learner, now=now)
+    limits = (
+        Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER)
+        .order_by()
+        .annotate(
+            new_limit=Func(F("course__daily_new_limit"), function="MAX"),
+            review_limit=Func(F("course__daily_review_limit"), function="MAX"),
+        )
+        .values("new_limit", "review_limit")
+    )
+    # A grade whose state before had no reps introduced a new item; the rest were reviews.
+    # Lesson answers are learning, not reviews, and do not count against the session's limits.
+    today = (
+        ReviewLog.objects.filter(learner=learner, reviewed_at__gte=day_start, undo__isnull=True)
+        .exclude(source=ReviewLog.Source.LESSON)
+        .order_by()
+        .annotate(
+            new_today=_count_sql(Q(state_before__reps=0)),
+            reviews_today=_count_sql(~Q(state_before__reps=0)),
+        )
+        .values("new_today", "reviews_today")
+    )
+    # No ORDER BY: only how many matters here.
+    due = RecallSchedule.objects.filter(learner=learner, due__lte=now).order_by().values("id")
+    new = new_items_for(learner=learner).order_by().values("id")
+    parts = [_sql(limits), _sql(today), _sql(due), _sql(new)]
+    statement = _COUNTS_SQL.format(*(sql for sql, _ in parts))
+    params = (
+        parts[0][1]
+        + parts[1][1]
+        + (DEFAULT_REVIEW_LIMIT, DEFAULT_REVIEW_LIMIT)
+        + parts[2][1]
+        + parts[3][1]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        due_count, new_count, reviews_today, new_today = cursor.fetchone()
+    return QueueCounts(
+        due_count=due_count, new_count=new_count, reviews_today=reviews_today, new_today=new_today
+    )
+
+
+def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> QueueCard | None:
+    """The oldest due review while reviews are left today, else the first new item (two queries:
+    the card, then its choices)."""
+    card: QueueCard | None = None
+    if counts.due_count:
+        schedule = (
+            RecallSchedule.objects.filter(learner=learner, due__lte=now)
+            .select_related("item__lesson__module__course")
+            .order_by("due", "id")
+            .first()
+        )
+        if schedule is not None:
+            card = QueueCard(item=schedule.item, schedule=schedule, choices=[])
+    elif counts.new_count:
+        item = new_items_for(learner=learner).select_related("lesson__module__course").first()
+        if item is not None:
+            card = QueueCard(item=item, schedule=None, choices=[])
+    if card is not None:
+        # Always one query (empty unless multiple choice): the page's cost stays constant.
+        card.choices.extend(Choice.objects.filter(item=card.item).order_by("position", "id"))
+    return card
+
+
 def due_queue_for(*, learner: User, now: datetime, with_card: bool = True) -> DueQueue:
     """Due reviews oldest first, then new items up to the daily new limit; a daily review cap.
 
-    Runs at most six queries whatever the number of schedules.
+    One query for the counts, and with the card two more, whatever the number of schedules.
     """
-    day_start, _ = local_day_bounds(learner=learner, now=now)
-    limits = Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER).aggregate(
-        new=Max("course__daily_new_limit"), reviews=Max("course__daily_review_limit")
-    )
-    new_limit = limits["new"] or 0
-    review_limit = DEFAULT_REVIEW_LIMIT if limits["reviews"] is None else limits["reviews"]
-    # A grade whose state before had no reps introduced a new item; the rest were reviews.
-    # Lesson answers are learning, not reviews, and do not count against the session's limits.
-    today = ReviewLog.objects.filter(
-        learner=learner, reviewed_at__gte=day_start, undo__isnull=True
-    ).exclude(source=ReviewLog.Source.LESSON)
-    counts = today.aggregate(
-        new=Count("id", filter=Q(state_before__reps=0)),
-        reviews=Count("id", filter=~Q(state_before__reps=0)),
-    )
-    reviews_left = max(review_limit - counts["reviews"], 0)
-    new_left = max(new_limit - counts["new"], 0)
-
-    due = RecallSchedule.objects.filter(learner=learner, due__lte=now)
-    due_count = due[:reviews_left].count() if reviews_left else 0
-    new_count = new_items_for(learner=learner)[:new_left].count() if new_left else 0
-
-    card: QueueCard | None = None
-    if with_card:
-        if due_count:
-            schedule = (
-                due.select_related("item__lesson__module__course").order_by("due", "id").first()
-            )
-            if schedule is not None:
-                card = QueueCard(item=schedule.item, schedule=schedule, choices=[])
-        elif new_count:
-            item = new_items_for(learner=learner).select_related("lesson__module__course").first()
-            if item is not None:
-                card = QueueCard(item=item, schedule=None, choices=[])
-        if card is not None:
-            # Always one query (empty unless multiple choice): the page's cost stays constant.
-            card.choices.extend(Choice.objects.filter(item=card.item).order_by("position", "id"))
+    counts = queue_counts_for(learner=learner, now=now)
+    card = next_card_for(learner=learner, now=now, counts=counts) if with_card else None
     return DueQueue(
-        due_count=due_count,
-        new_count=new_count,
-        reviews_today=counts["reviews"],
-        new_today=counts["new"],
+        due_count=counts.due_count,
+        new_count=counts.new_count,
+        reviews_today=counts.reviews_today,
+        new_today=counts.new_today,
         card=card,
     )
 

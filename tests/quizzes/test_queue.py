@@ -174,3 +174,98 @@ def test_due_queue_uses_the_learner_due_index(django_assert_max_num_queries):
         plan = qs.explain()
         cursor.execute("SET enable_seqscan = on")
     assert "schedule_learner_due" in plan
+
+
+def _counts_before_one_statement(*, learner, now):  # type: ignore[no-untyped-def]
+    """The queue's counts as they were computed before the one-statement version (five queries):
+    the reference the new statement must match."""
+    from django.db.models import Count, Max, Q
+
+    from courses.models import Enrollment
+    from quizzes.models import ReviewLog
+    from quizzes.selectors.queue import DEFAULT_REVIEW_LIMIT, new_items_for
+
+    day_start, _ = local_day_bounds(learner=learner, now=now)
+    limits = Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER).aggregate(
+        new=Max("course__daily_new_limit"), reviews=Max("course__daily_review_limit")
+    )
+    new_limit = limits["new"] or 0
+    review_limit = DEFAULT_REVIEW_LIMIT if limits["reviews"] is None else limits["reviews"]
+    today = ReviewLog.objects.filter(
+        learner=learner, reviewed_at__gte=day_start, undo__isnull=True
+    ).exclude(source=ReviewLog.Source.LESSON)
+    counts = today.aggregate(
+        new=Count("id", filter=Q(state_before__reps=0)),
+        reviews=Count("id", filter=~Q(state_before__reps=0)),
+    )
+    reviews_left = max(review_limit - counts["reviews"], 0)
+    new_left = max(new_limit - counts["new"], 0)
+    due = RecallSchedule.objects.filter(learner=learner, due__lte=now)
+    due_count = due[:reviews_left].count() if reviews_left else 0
+    new_count = new_items_for(learner=learner)[:new_left].count() if new_left else 0
+    return (due_count, new_count, counts["reviews"], counts["new"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_statement_counts_match_the_former_queries(seed, django_assert_num_queries):
+    """On varied learners (several courses and limits, none, instructor enrolments, backlogs past
+    the cap, today's grades from every source, undone grades, other zones), the one statement
+    gives exactly the counts the former five queries gave."""
+    import random
+
+    from courses.models import Enrollment
+    from quizzes.models import ReviewLog, ReviewUndo
+    from quizzes.selectors.queue import queue_counts_for
+    from tests.factories import CourseFactory, EnrollmentFactory, LessonFactory, ModuleFactory
+
+    rng = random.Random(seed)
+    courses = []
+    for _ in range(3):
+        course = CourseFactory(
+            daily_new_limit=rng.choice([0, 1, 3, 20]), daily_review_limit=rng.choice([0, 2, 5, 200])
+        )
+        lesson = LessonFactory(module=ModuleFactory(course=course))
+        items = [QuizItemFactory(lesson=lesson, position=i) for i in range(rng.randint(0, 8))]
+        courses.append((course, items))
+    learners = []
+    for n in range(6):
+        learner = UserFactory(
+            time_zone=rng.choice(["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"]),
+            day_start_hour=rng.choice([0, 4, 23]),
+        )
+        learners.append(learner)
+        for course, items in courses:
+            enrolled = rng.random() < 0.6
+            if enrolled and n != 0:  # learner 0 is enrolled nowhere
+                role = rng.choice([Enrollment.Role.LEARNER] * 3 + [Enrollment.Role.INSTRUCTOR])
+                EnrollmentFactory(course=course, user=learner, role=role)
+            for item in items:
+                if rng.random() < 0.5:
+                    continue
+                schedule = RecallScheduleFactory(
+                    learner=learner, item=item, due=NOW + timedelta(hours=rng.randint(-72, 48))
+                )
+                for _ in range(rng.randint(0, 3)):
+                    reps = rng.choice([0, 0, 1, 4])
+                    log = ReviewLog.objects.create(
+                        schedule=schedule,
+                        learner=learner,
+                        item=item,
+                        rating=rng.randint(1, 4),
+                        source=rng.choice(list(ReviewLog.Source)),
+                        reviewed_at=NOW - timedelta(hours=rng.randint(0, 40)),
+                        idempotency_key=uuid.uuid4(),
+                        state_before={"state": 1, "reps": reps},
+                        state_after={"state": 2, "reps": reps + 1},
+                    )
+                    if rng.random() < 0.2:
+                        ReviewUndo.objects.create(log=log, learner=learner, undone_at=NOW)
+    compared = 0
+    for learner in learners:
+        for now in (NOW, NOW + timedelta(hours=9), NOW - timedelta(days=2)):
+            expected = _counts_before_one_statement(learner=learner, now=now)
+            with django_assert_num_queries(1):
+                got = queue_counts_for(learner=learner, now=now)
+            assert (got.due_count, got.new_count, got.reviews_today, got.new_today) == expected
+            compared += any(expected)
+    assert compared  # the data gave the counts something to count

@@ -192,7 +192,36 @@ def test_review_page_runs_a_constant_number_of_queries(client, learner):
         schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=T0)
         QuizItemFactory(lesson=c.lesson)  # and new items
     assert queries() == small
-    assert small <= 12
+    # Session and user, the queue's counts (one statement), the card, its choices, the role.
+    assert small <= 6
+
+
+def test_reveal_and_grade_run_a_constant_number_of_queries(client, learner):
+    """Reveal (an htmx fragment) and grade (which renders the next card) each cost a fixed,
+    small number of queries: the queue's counts are computed once per request."""
+    c = course_with_items(learner=learner, daily_new_limit=3)
+    for item in (c.mc, c.numeric, c.recall):
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=T0)
+    client.force_login(learner)
+    schedule = RecallSchedule.objects.order_by("due", "id").first()
+    assert schedule is not None
+    with CaptureQueriesContext(connection) as reveal:
+        response = client.get(
+            reverse("quizzes:session"),
+            {"reveal": 1, "schedule": schedule.pk, "token": str(schedule.card_token)},
+            **HTMX,
+        )
+    assert response.status_code == 200 and 'data-testid="grade-3"' in response.content.decode()
+    with CaptureQueriesContext(connection) as grade:
+        response = client.post(
+            reverse("quizzes:grade"),
+            {"rating": 3, "schedule_id": schedule.pk, "card_token": str(schedule.card_token)},
+            **HTMX,
+        )
+    assert response.status_code == 200 and count_of(response.content.decode()) == 2
+    # Reveal: session, user, the card, its choices, the counts. Grade: session, user, the
+    # locked schedule, the log, the update (and the test's savepoint pair), counts, card, choices.
+    assert len(reveal) <= 5 and len(grade) <= 10
 
 
 def test_lesson_answer_multiple_choice_feedback(client, learner):
