@@ -1,36 +1,45 @@
-"""Statistics for learners (due, forecast, true retention, streak, strength) and instructors."""
+"""Statistics for learners: due, forecast, true retention, streak, strength by module (the
+instructors' course statistics are in course_stats, built on the same pieces)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+import fsrs
 from django.db.models import (
     Avg,
+    Case,
     Count,
+    DateField,
+    DateTimeField,
+    DurationField,
+    Expression,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Func,
     Q,
     QuerySet,
+    Value,
+    When,
 )
-from django.db.models.functions import TruncDate, TruncWeek
+from django.db.models.functions import Greatest, Power, TruncDate, TruncWeek
 
 from accounts.local_day import local_date_expression
 from accounts.models import User
 from courses.models import Course, Enrollment, Module
-from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.selectors.queue import local_day_bounds
 from quizzes.services import fsrs_adapter
 
 MATURE_DAYS = 21
 FORECAST_DAYS = 30
 HISTORY_WEEKS = 12
-# Lapses after which a learner's schedule of an item counts as a leech (Anki uses 8 on long decks;
-# this course is short, so 4 already says the item, not the learner, may be the problem).
-LEECH_LAPSES = 4
 
 
-def _kept_logs() -> QuerySet[ReviewLog]:
+def kept_logs() -> QuerySet[ReviewLog]:
     """Review logs that still count: undone grades are excluded from every statistic."""
     return ReviewLog.objects.filter(undo__isnull=True)
 
@@ -89,23 +98,30 @@ def _today(learner: User, now: datetime) -> tuple[datetime, datetime, date]:
 
 
 def forecast_for(*, learner: User, now: datetime, days: int = FORECAST_DAYS) -> list[DayCount]:
-    """Reviews falling due on each of the learner's next `days` local days (overdue → today)."""
+    """Reviews falling due on each of the learner's next `days` local days (overdue → today).
+
+    One query: overdue schedules are grouped under today's date in the database.
+    """
     start, _, today = _today(learner, now)
     horizon = start + timedelta(days=days)
-    schedules = RecallSchedule.objects.filter(learner=learner)
-    overdue = schedules.filter(due__lt=start).count()
     rows = (
-        schedules.filter(due__gte=start, due__lt=horizon)
-        .annotate(day=_local_date("due", learner))
+        RecallSchedule.objects.filter(learner=learner, due__lt=horizon)
+        .annotate(
+            day=Case(
+                When(due__lt=start, then=Value(today)),
+                default=_local_date("due", learner),
+                output_field=DateField(),
+            )
+        )
         .values("day")
         .annotate(n=Count("id"))
+        .order_by()
     )
     counts = {row["day"]: row["n"] for row in rows}
-    out = []
-    for offset in range(days):
-        day = today + timedelta(days=offset)
-        out.append(DayCount(day, counts.get(day, 0) + (overdue if offset == 0 else 0)))
-    return out
+    return [
+        DayCount(day, counts.get(day, 0))
+        for day in (today + timedelta(days=offset) for offset in range(days))
+    ]
 
 
 def streak_for(*, learner: User, now: datetime) -> tuple[int, bool]:
@@ -113,7 +129,7 @@ def streak_for(*, learner: User, now: datetime) -> tuple[int, bool]:
     _, _, today = _today(learner, now)
     since = now - timedelta(days=400)
     days = set(
-        _kept_logs()
+        kept_logs()
         .filter(learner=learner, reviewed_at__gte=since)
         .annotate(day=_local_date("reviewed_at", learner))
         .values_list("day", flat=True)
@@ -138,7 +154,7 @@ def retention_history_for(
     """Pass rate per week of reviews of cards in Review state (the first review of each interval)."""
     this_monday = now.date() - timedelta(days=now.weekday())
     first = this_monday - timedelta(weeks=weeks - 1)
-    logs = _kept_logs().filter(
+    logs = kept_logs().filter(
         reviewed_at__date__gte=first, state_before__state=RecallSchedule.State.REVIEW
     )
     if learner is not None:
@@ -159,8 +175,67 @@ def retention_history_for(
     return out
 
 
+def _recall_now(*, now: datetime, schedulers: dict[int, fsrs.Scheduler]) -> Expression:
+    """SQL for fsrs's retrievability of a schedule at `now` (Scheduler.get_card_retrievability):
+    (1 + factor × elapsed whole days / stability) ^ decay, and 0 for a card never reviewed.
+
+    decay = −w20 and factor = 0.9^(1/decay) − 1 from each course's parameters (FSRS-6), chosen by
+    the schedule's course when courses differ.
+    """
+    curves = {
+        course_id: (-scheduler.parameters[20], 0.9 ** (1 / -scheduler.parameters[20]) - 1)
+        for course_id, scheduler in schedulers.items()
+    }
+
+    def by_course(index: int) -> Expression:
+        values = {curve[index] for curve in curves.values()}
+        if len(values) <= 1:
+            return Value(values.pop() if values else 0.0, output_field=FloatField())
+        return Case(
+            *(
+                When(item__lesson__module__course_id=course_id, then=Value(curve[index]))
+                for course_id, curve in curves.items()
+            ),
+            output_field=FloatField(),
+        )
+
+    elapsed = Greatest(
+        _WholeDays(
+            ExpressionWrapper(
+                Value(now, output_field=DateTimeField()) - F("last_review"),
+                output_field=DurationField(),
+            )
+        ),
+        Value(0.0),
+    )
+    return Case(
+        When(Q(last_review__isnull=True) | Q(stability__isnull=True), then=Value(0.0)),
+        default=Power(Value(1.0) + by_course(1) * elapsed / F("stability"), by_course(0)),
+        output_field=FloatField(),
+    )
+
+
+class _WholeDays(Func):
+    """Whole days in a duration, as timedelta.days counts them (only its non-negative values
+    are used: the caller clamps at 0, where truncation and floor agree)."""
+
+    output_field = FloatField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(
+            compiler, connection, template="FLOOR(EXTRACT(EPOCH FROM %(expressions)s) / 86400)"
+        )
+
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        # Django's SQLite backend subtracts datetimes into whole microseconds.
+        return self.as_sql(compiler, connection, template="(%(expressions)s / 86400000000)")
+
+
 def module_strength_for(*, learner: User, now: datetime) -> list[ModuleStrength]:
-    """Per module of the learner's courses: items, how many are scheduled, mean recall now."""
+    """Per module of the learner's courses: items, how many are scheduled, mean recall now.
+
+    Two queries; the mean recall is computed in the database, one row per module.
+    """
     course_ids = Enrollment.objects.filter(user=learner).values("course_id")
     modules = list(
         Module.objects.filter(course_id__in=course_ids)
@@ -168,35 +243,22 @@ def module_strength_for(*, learner: User, now: datetime) -> list[ModuleStrength]
         .annotate(items=Count("lessons__quiz_items"))
         .order_by("course__title", "position")
     )
-    schedules = RecallSchedule.objects.filter(
-        learner=learner, item__lesson__module__in=[m.pk for m in modules]
-    ).select_related("item__lesson__module")
-    by_module: dict[int, list[float]] = defaultdict(list)
     schedulers = {m.course_id: fsrs_adapter.scheduler_for(m.course) for m in modules}
-    for schedule in schedules.only(
-        "state",
-        "step",
-        "stability",
-        "difficulty",
-        "due",
-        "last_review",
-        "item__lesson__module__id",
-        "item__lesson__module__course_id",
-    ):
-        module = schedule.item.lesson.module
-        by_module[module.pk].append(
-            fsrs_adapter.retrievability(
-                scheduler=schedulers[module.course_id],
-                card=fsrs_adapter.card_from_schedule(schedule),
-                now=now,
-            )
+    rows = (
+        RecallSchedule.objects.filter(
+            learner=learner, item__lesson__module__in=[m.pk for m in modules]
         )
+        .values("item__lesson__module_id")
+        .annotate(n=Count("id"), mean=Avg(_recall_now(now=now, schedulers=schedulers)))
+        .order_by()
+    )
+    by_module = {row["item__lesson__module_id"]: (row["n"], row["mean"]) for row in rows}
     return [
         ModuleStrength(
             module=m,
             items=m.items,  # type: ignore[attr-defined]
-            scheduled=len(by_module[m.pk]),
-            mean_recall=(sum(by_module[m.pk]) / len(by_module[m.pk])) if by_module[m.pk] else None,
+            scheduled=by_module.get(m.pk, (0, None))[0],
+            mean_recall=by_module.get(m.pk, (0, None))[1],
         )
         for m in modules
     ]
@@ -204,8 +266,10 @@ def module_strength_for(*, learner: User, now: datetime) -> list[ModuleStrength]
 
 def learner_stats(*, learner: User, now: datetime) -> LearnerStats:
     _start, end, _ = _today(learner, now)
-    schedules = RecallSchedule.objects.filter(learner=learner)
-    mature = _kept_logs().filter(
+    due = RecallSchedule.objects.filter(learner=learner, due__lt=end).aggregate(
+        now=Count("id", filter=Q(due__lte=now)), today=Count("id")
+    )
+    mature = kept_logs().filter(
         learner=learner,
         state_before__state=RecallSchedule.State.REVIEW,
         scheduled_days__gte=MATURE_DAYS,
@@ -215,8 +279,8 @@ def learner_stats(*, learner: User, now: datetime) -> LearnerStats:
     )
     streak, reviewed_today = streak_for(learner=learner, now=now)
     return LearnerStats(
-        due_now=schedules.filter(due__lte=now).count(),
-        due_today=schedules.filter(due__lt=end).count(),
+        due_now=due["now"],
+        due_today=due["today"],
         forecast=forecast_for(learner=learner, now=now),
         mature_reviews=mature_counts["n"],
         mature_passed=mature_counts["passed"],
@@ -224,121 +288,4 @@ def learner_stats(*, learner: User, now: datetime) -> LearnerStats:
         streak_days=streak,
         reviewed_today=reviewed_today,
         modules=module_strength_for(learner=learner, now=now),
-    )
-
-
-# --- Instructors -------------------------------------------------------------------------
-
-
-def courses_taught_by(*, user: User) -> QuerySet[Course]:
-    if user.is_staff:
-        return Course.objects.all()
-    return Course.objects.filter(
-        enrollments__user=user, enrollments__role=Enrollment.Role.INSTRUCTOR
-    )
-
-
-@dataclass(frozen=True)
-class ItemStats:
-    item: QuizItem
-    reviews: int
-    again: int
-    mean_ms: float | None
-    learners: int
-    leech_learners: int
-
-    @property
-    def mean_seconds(self) -> float | None:
-        return self.mean_ms / 1000 if self.mean_ms is not None else None
-
-    @property
-    def again_rate(self) -> float | None:
-        return self.again / self.reviews if self.reviews else None
-
-
-@dataclass(frozen=True)
-class ModuleRetention:
-    module: Module
-    reviews: int
-    passed: int
-
-    @property
-    def rate(self) -> float | None:
-        return self.passed / self.reviews if self.reviews else None
-
-
-@dataclass
-class CourseStats:
-    course: Course
-    items: list[ItemStats]
-    modules: list[ModuleRetention]
-    history: list[WeekRate]
-
-    @property
-    def total_reviews(self) -> int:
-        return sum(i.reviews for i in self.items)
-
-    @property
-    def leeches(self) -> list[ItemStats]:
-        return sorted(
-            (i for i in self.items if i.leech_learners),
-            key=lambda i: (-i.leech_learners, -(i.again_rate or 0)),
-        )
-
-
-def course_stats(*, course: Course, now: datetime) -> CourseStats:
-    """Per item again-rate, mean time and leeches; per module retention (review-state reviews)."""
-    items = list(
-        QuizItem.objects.filter(lesson__module__course=course)
-        .select_related("lesson__module")
-        .order_by("lesson__module__position", "lesson__position", "position")
-    )
-    logs = _kept_logs().filter(item__lesson__module__course=course)
-    log_rows: dict[int, Any] = {
-        row["item_id"]: row
-        for row in logs.values("item_id").annotate(
-            n=Count("id"),
-            again=Count("id", filter=Q(rating=ReviewLog.Rating.AGAIN)),
-            mean_ms=Avg("duration_ms"),
-        )
-    }
-    schedule_rows: dict[int, Any] = {
-        row["item_id"]: row
-        for row in RecallSchedule.objects.filter(item__lesson__module__course=course)
-        .values("item_id")
-        .annotate(
-            learners=Count("id"),
-            leeches=Count("id", filter=Q(lapses__gte=LEECH_LAPSES)),
-        )
-    }
-    item_stats = [
-        ItemStats(
-            item=item,
-            reviews=log_rows.get(item.pk, {}).get("n", 0),
-            again=log_rows.get(item.pk, {}).get("again", 0),
-            mean_ms=log_rows.get(item.pk, {}).get("mean_ms"),
-            learners=schedule_rows.get(item.pk, {}).get("learners", 0),
-            leech_learners=schedule_rows.get(item.pk, {}).get("leeches", 0),
-        )
-        for item in items
-    ]
-    module_rows: dict[int, Any] = {
-        row["item__lesson__module_id"]: row
-        for row in logs.filter(state_before__state=RecallSchedule.State.REVIEW)
-        .values("item__lesson__module_id")
-        .annotate(n=Count("id"), passed=Count("id", filter=Q(rating__gt=ReviewLog.Rating.AGAIN)))
-    }
-    modules = [
-        ModuleRetention(
-            module=m,
-            reviews=module_rows.get(m.pk, {}).get("n", 0),
-            passed=module_rows.get(m.pk, {}).get("passed", 0),
-        )
-        for m in course.modules.order_by("position")
-    ]
-    return CourseStats(
-        course=course,
-        items=item_stats,
-        modules=modules,
-        history=retention_history_for(course=course, now=now),
     )

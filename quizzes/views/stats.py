@@ -6,16 +6,18 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
+from courses.selectors import course_taught_by, courses_taught_by
 from quizzes.charts import BarChart, bar_chart
 from quizzes.forms import CourseSchedulingForm
-from quizzes.selectors.stats import LEECH_LAPSES, WeekRate, courses_taught_by, learner_stats
-from quizzes.selectors.stats import course_stats as course_stats_for
+from quizzes.selectors.course_stats import LEECH_LAPSES
+from quizzes.selectors.course_stats import course_stats as course_stats_for
+from quizzes.selectors.stats import WeekRate, learner_stats
 from quizzes.services.course_settings import course_scheduling_update
 
 
@@ -61,7 +63,7 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 @instructor_required
 def course_stats(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
-    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    course = course_taught_by(slug=course_slug, user=request.user)
     stats = course_stats_for(course=course, now=timezone.now())
     history_chart = _history_chart(stats.history)
     return render(
@@ -79,7 +81,7 @@ def course_stats(request: AuthenticatedHttpRequest, course_slug: str) -> HttpRes
 @require_http_methods(["GET", "POST"])
 @instructor_required
 def course_settings(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
-    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    course = course_taught_by(slug=course_slug, user=request.user)
     initial = {
         "desired_retention": course.desired_retention,
         "learning_steps_minutes": course.learning_steps_minutes,

@@ -13,7 +13,8 @@ from django.urls import reverse
 
 from courses.models import Course
 from quizzes.models import RecallSchedule
-from quizzes.selectors.stats import course_stats, learner_stats, streak_for
+from quizzes.selectors.course_stats import course_stats
+from quizzes.selectors.stats import learner_stats, streak_for
 from quizzes.services import fsrs_adapter
 from quizzes.services.course_settings import course_scheduling_update
 from quizzes.services.review import review_grade, schedule_start
@@ -234,3 +235,182 @@ def test_course_stats_again_rate_mean_time_and_leeches():
     assert by_item[c.recall].reviews == 0 and by_item[c.recall].again_rate is None
     assert [s.item for s in stats.leeches] == [c.mc]
     assert stats.leeches[0].leech_learners == 1 and stats.leeches[0].learners == 2
+
+
+def _strength_before_sql(*, learner, now):  # type: ignore[no-untyped-def]
+    """Module strength as computed before it moved into SQL: every schedule loaded as a model
+    instance and run through fsrs in Python. The reference the SQL must match."""
+    from collections import defaultdict
+
+    from courses.models import Enrollment, Module
+
+    course_ids = Enrollment.objects.filter(user=learner).values("course_id")
+    modules = list(Module.objects.filter(course_id__in=course_ids).select_related("course"))
+    by_module = defaultdict(list)
+    for schedule in RecallSchedule.objects.filter(
+        learner=learner, item__lesson__module__in=modules
+    ).select_related("item__lesson__module__course"):
+        module = schedule.item.lesson.module
+        by_module[module.pk].append(
+            fsrs_adapter.retrievability(
+                scheduler=fsrs_adapter.scheduler_for(module.course),
+                card=fsrs_adapter.card_from_schedule(schedule),
+                now=now,
+            )
+        )
+    return {pk: (len(values), sum(values) / len(values)) for pk, values in by_module.items()}
+
+
+def _varied_schedules(rng, learner, items):  # type: ignore[no-untyped-def]
+    """Schedules of every shape: never reviewed, reviewed minutes to a year ago, reviewed
+    "after" now (a clock moved back), tiny and huge stabilities, due past and future."""
+    for item in items:
+        if rng.random() < 0.25:
+            continue
+        reviewed = rng.random() < 0.85
+        RecallSchedule.objects.create(
+            learner=learner,
+            item=item,
+            state=rng.choice([1, 2, 3]),
+            stability=rng.choice([0.01, 0.4, 2.5, 17.0, 300.0, rng.uniform(0.1, 90)])
+            if reviewed
+            else None,
+            difficulty=rng.uniform(1, 10) if reviewed else None,
+            last_review=NOW - timedelta(seconds=rng.randint(-90_000, 365 * 86_400))
+            if reviewed
+            else None,
+            due=NOW + timedelta(hours=rng.randint(-500, 900)),
+        )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_module_strength_in_sql_matches_fsrs_on_every_card(seed, django_assert_num_queries):
+    """The mean recall per module computed in the database equals fsrs's retrievability of each
+    card averaged in Python (as the page computed it before), over varied cards and modules."""
+    import random
+
+    from quizzes.selectors.stats import module_strength_for
+    from tests.factories import LessonFactory, ModuleFactory
+
+    rng = random.Random(seed)
+    learner = UserFactory()
+    items = []
+    for _ in range(2):
+        c = course_with_items(learner=learner)
+        for _ in range(3):
+            lesson = LessonFactory(module=ModuleFactory(course=c.course))
+            items += [QuizItemFactory(lesson=lesson) for _ in range(rng.randint(0, 6))]
+        items += [c.mc, c.numeric, c.recall]
+    _varied_schedules(rng, learner, items)
+    other = UserFactory()
+    _varied_schedules(rng, other, items)  # never counted for `learner`
+    for now in (NOW, NOW + timedelta(days=rng.randint(1, 400)), NOW - timedelta(days=1)):
+        expected = _strength_before_sql(learner=learner, now=now)
+        with django_assert_num_queries(2):
+            modules = module_strength_for(learner=learner, now=now)
+        assert len(modules) == 8
+        got = {m.module.pk: (m.scheduled, m.mean_recall) for m in modules if m.scheduled}
+        assert got.keys() == expected.keys()
+        for pk, (n, mean) in expected.items():
+            assert got[pk][0] == n
+            assert got[pk][1] == pytest.approx(mean, rel=1e-12, abs=1e-15)
+        assert all(m.mean_recall is None for m in modules if not m.scheduled)
+
+
+def test_recall_sql_uses_each_courses_own_curve():
+    """Courses whose FSRS parameters differ get each its own decay and factor in the query."""
+    from django.db.models import F
+
+    from quizzes.selectors.stats import _recall_now
+
+    learner = UserFactory()
+    a, b = course_with_items(learner=learner), course_with_items(learner=learner)
+    for item in (a.recall, b.recall):
+        RecallSchedule.objects.create(
+            learner=learner,
+            item=item,
+            state=2,
+            stability=6.0,
+            difficulty=5.0,
+            last_review=NOW - timedelta(days=9, hours=5),
+            due=NOW,
+        )
+    steep = list(fsrs.Scheduler().parameters)
+    steep[20] = 0.6
+    schedulers = {a.course.pk: fsrs.Scheduler(), b.course.pk: fsrs.Scheduler(parameters=steep)}
+    rows = RecallSchedule.objects.annotate(
+        recall=_recall_now(now=NOW, schedulers=schedulers),
+        course_id=F("item__lesson__module__course_id"),
+    )
+    got = {row.course_id: row.recall for row in rows}
+    for course_id, scheduler in schedulers.items():
+        schedule = RecallSchedule.objects.get(item__lesson__module__course_id=course_id)
+        card = fsrs_adapter.card_from_schedule(schedule)
+        assert got[course_id] == pytest.approx(
+            scheduler.get_card_retrievability(card, current_datetime=NOW), rel=1e-12
+        )
+    assert got[a.course.pk] != pytest.approx(got[b.course.pk])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_forecast_in_one_query_matches_the_former_two(seed, django_assert_num_queries):
+    """Overdue cards folded into today in SQL give the same 30 days as counting them apart."""
+    import random
+
+    from django.db.models import Count
+
+    from quizzes.selectors.queue import local_day_bounds
+    from quizzes.selectors.stats import _local_date, forecast_for
+
+    rng = random.Random(seed)
+    learner = UserFactory(
+        time_zone=rng.choice(["UTC", "Pacific/Auckland", "America/Los_Angeles"]),
+        day_start_hour=rng.choice([0, 4, 23]),
+    )
+    c = course_with_items(learner=learner)
+    items = [QuizItemFactory(lesson=c.lesson) for _ in range(40)]
+    _varied_schedules(rng, learner, items)
+    start, _ = local_day_bounds(learner=learner, now=NOW)
+    schedules = RecallSchedule.objects.filter(learner=learner)
+    overdue = schedules.filter(due__lt=start).count()
+    rows = (
+        schedules.filter(due__gte=start, due__lt=start + timedelta(days=30))
+        .annotate(day=_local_date("due", learner))
+        .values("day")
+        .annotate(n=Count("id"))
+    )
+    counts = {row["day"]: row["n"] for row in rows}
+    today = start.date()
+    expected = [
+        counts.get(today + timedelta(days=i), 0) + (overdue if i == 0 else 0) for i in range(30)
+    ]
+    with django_assert_num_queries(1):
+        forecast = forecast_for(learner=learner, now=NOW)
+    assert [d.count for d in forecast] == expected and sum(expected) > 0
+    assert [d.day for d in forecast] == [today + timedelta(days=i) for i in range(30)]
+
+
+def test_stats_page_runs_a_constant_number_of_queries(client, learner):
+    """The learner's statistics page costs the same few queries with 2 or 62 cards."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    c = course_with_items(learner=learner)
+    client.force_login(learner)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(reverse("quizzes:stats")).status_code == 200
+        return len(ctx)
+
+    for item in (c.mc, c.numeric):
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=3, now=NOW)
+    small = queries()
+    for _ in range(60):
+        item = QuizItemFactory(lesson=c.lesson)
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=NOW)
+    assert queries() == small
+    # Session, user, due counts, mature reviews, streak, forecast, history, modules, strength,
+    # courses taught, the role (13 before the due counts and the forecast were one query each).
+    assert small <= 11
