@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup lint types pytest bench clean lock
+.PHONY: run serve test setup lint types pytest bench clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $$(bin/find-python) -m venv $(VENV)
@@ -22,6 +22,15 @@ run: setup
 	$(PY) manage.py seed_demo
 	@echo "Site: http://127.0.0.1:$${PORT:-8000}/   (mail lands in var/mail/ unless EMAIL_URL is set)"
 	SITE_URL=$${SITE_URL:-http://127.0.0.1:$${PORT:-8000}} PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile
+
+# Production on one machine: the same code with production values (DJANGO_ENV=production,
+# SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, REDIS_URL, EMAIL_URL), gunicorn behind your proxy,
+# a worker per queue and the beat (Procfile.production). WEB_CONCURRENCY sets the web workers.
+serve: setup
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(PY) manage.py check --deploy --fail-level WARNING
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(PY) manage.py migrate --no-input
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(PY) manage.py collectstatic --no-input --verbosity 0
+	DJANGO_ENV=$${DJANGO_ENV:-production} PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile.production
 
 lint: setup
 	$(VENV)/bin/ruff check .

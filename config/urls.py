@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from accounts import views as account_views
+from config import health
 
 urlpatterns = [
     path("", account_views.home, name="home"),
@@ -16,4 +17,5 @@ urlpatterns = [
     path("planner/", include("planner.urls")),
     path("capstone/", include("planner.capstone_urls")),
     path("admin/", admin.site.urls),
+    path("healthz", health.healthz, name="healthz"),
 ]
