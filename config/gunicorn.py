@@ -48,7 +48,7 @@ max_requests_jitter = max_requests // 10
 preload_app = True
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
 errorlog = "-"
-loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+loglevel = os.environ.get("LOG_LEVEL", "INFO").lower()
 proc_name = "recall-web"
 # No runtime control socket: its default path is one per user, which several servers on one
 # machine (a web process per port, the benchmark) would fight over; signals do the same job.

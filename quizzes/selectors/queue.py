@@ -8,7 +8,8 @@ counts are one statement; nothing loads a learner's schedules into Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from django.db import connection
@@ -151,10 +152,10 @@ def _count_sql(condition: Q) -> Func:
     return Func(Case(When(condition, then=Value(1))), function="COUNT")
 
 
-def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
-    """The queue's four counts in one statement: today's limits and grades, then the due reviews
-    and the new items, each counted no further than what is left of its daily limit."""
-    day_start, _ = local_day_bounds(learner=learner, now=now)
+def _counts_statement(
+    *, learner_id: int, day_start: datetime, now: datetime
+) -> tuple[str, tuple[Any, ...]]:
+    learner = User(pk=learner_id)
     limits = (
         Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER)
         .order_by()
@@ -188,7 +189,60 @@ def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
         + parts[2][1]
         + parts[3][1]
     )
-    with connection.cursor() as cursor:
+    return statement, params
+
+
+# On PostgreSQL the statement is compiled once per process with stand-in values, which are then
+# swapped for the learner's, and run with server-side binding so psycopg prepares it on each
+# connection: building the ORM queries and planning the statement cost more than running it.
+_STAND_IN_LEARNER = -987_654_321
+_STAND_IN_DAY_START = datetime(1901, 1, 1, tzinfo=UTC)
+_STAND_IN_NOW = datetime(1902, 1, 1, tzinfo=UTC)
+
+
+@cache
+def _counts_template() -> tuple[str, tuple[Any, ...]]:
+    return _counts_statement(
+        learner_id=_STAND_IN_LEARNER, day_start=_STAND_IN_DAY_START, now=_STAND_IN_NOW
+    )
+
+
+def _bound(
+    params: tuple[Any, ...], *, learner_id: int, day_start: datetime, now: datetime
+) -> list[Any]:
+    out: list[Any] = []
+    for param in params:
+        if type(param) is int and param == _STAND_IN_LEARNER:
+            out.append(learner_id)
+        elif isinstance(param, datetime) and param == _STAND_IN_DAY_START:
+            out.append(day_start)
+        elif isinstance(param, datetime) and param == _STAND_IN_NOW:
+            out.append(now)
+        else:
+            out.append(param)
+    return out
+
+
+def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
+    """The queue's four counts in one statement: today's limits and grades, then the due reviews
+    and the new items, each counted no further than what is left of its daily limit."""
+    day_start, _ = local_day_bounds(learner=learner, now=now)
+    if connection.vendor == "postgresql":
+        import psycopg
+
+        statement, template = _counts_template()
+        params: Any = _bound(template, learner_id=learner.pk, day_start=day_start, now=now)
+        connection.ensure_connection()
+        raw = connection.connection
+        # Only server-side binding cursors (this one) prepare; Django's own cursors bind on the
+        # client and never do, so this changes nothing for them.
+        raw.prepare_threshold = 0
+        # Django's own wrapper, so the statement is logged and counted like every query.
+        cursor = connection._prepare_cursor(psycopg.Cursor(raw))  # type: ignore[attr-defined]
+    else:
+        statement, params = _counts_statement(learner_id=learner.pk, day_start=day_start, now=now)
+        cursor = connection.cursor()
+    with cursor:
         cursor.execute(statement, params)
         due_count, new_count, reviews_today, new_today = cursor.fetchone()
     return QueueCounts(

@@ -1,0 +1,298 @@
+"""Benchmark: the web pages on the production server, each beside a logged-in bare view.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/anything REDIS_URL=redis://127.0.0.1:6379/N \\
+        .venv/bin/python bench/web.py [--learners 2000] [--seconds 6]
+
+Makes a throwaway database (named uniquely per run, dropped afterwards unless --keep), seeds the
+real course, a 400-item recall course and learners with schedules and review logs, starts gunicorn
+(config/gunicorn.py, DJANGO_ENV=production, DEBUG off, a bench-only URLconf adding the bare view)
+on a free 127.0.0.1 port, logs learners in, and with wrk measures each page's requests/s between
+two runs of the bare view (a logged-in view returning "ok" through the same middleware) at
+concurrency 1, 10 and 50, printing each page's ratio to the mean of the two. Requests go only to
+127.0.0.1 and are bounded in count (--max-requests per thread) and time (--seconds per run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_db import drop_database, skip_unless_postgres, use_throwaway_database
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+LESSON_PATH = "/courses/gpus-tpus-ai-hardware/{slug}/"
+SERVING_QUERY = "gpu_memory_gb=24&model_gb=14&overhead_gb=3&kv_per_user_gb=0.6&users=20"
+CONCURRENCY = (1, 10, 50)
+# Goals from issue 15: each page's throughput as a share of the bare view's in the same run.
+GOALS = {
+    "GET /review/": 0.40,
+    "reveal": 0.40,
+    "POST /review/grade/": 0.40,
+    "lesson": None,
+    "calculator page": 0.40,
+    "/planner/api/serving/": None,
+    "/review/stats/": 0.20,
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def production_env(port: int) -> dict[str, str]:
+    return {
+        "DJANGO_ENV": "production",
+        "DEBUG": "false",
+        "SECRET_KEY": os.environ.get("BENCH_SECRET_KEY") or secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "EMAIL_URL": "smtp://127.0.0.1:2525",
+        "DJANGO_SETTINGS_MODULE": "_web_settings",
+        "PORT": str(port),
+        "WEB_ACCESS_LOG": "",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def write_request_files(folder: Path, *, port: int, learners: int) -> dict[str, tuple[Path, bool]]:
+    """One request file per page: each line a request of one logged-in learner."""
+    from _web_seed import sessions_for
+    from django.conf import settings
+    from django.utils import timezone
+
+    from accounts.models import User
+    from courses.models import Lesson
+    from quizzes.models import RecallSchedule
+    from quizzes.selectors.queue import due_queue_for
+
+    ids = list(User.objects.order_by("id").values_list("id", flat=True))
+    browse, graders = ids[: learners // 2], ids[learners // 2 :]
+    keys = sessions_for(browse + graders)
+    csrf = secrets.token_hex(16)  # a CSRF secret: the cookie and the header carry the same one
+    origin = f"https://127.0.0.1:{port}"
+    htmx = "HX-Request=true"
+
+    def cookie(uid: int) -> str:
+        return f"{settings.SESSION_COOKIE_NAME}={keys[uid]}; {settings.CSRF_COOKIE_NAME}={csrf}"
+
+    lesson = Lesson.objects.filter(module__course__slug="gpus-tpus-ai-hardware").order_by(
+        "module__position", "position"
+    )[0]
+    now = timezone.now()
+    lines: dict[str, list[str]] = {name: [] for name in ("bare", *GOALS)}
+    for uid in browse:
+        c = cookie(uid)
+        card = due_queue_for(learner=User.objects.get(pk=uid), now=now).card
+        assert card is not None and card.schedule is not None, "every learner has a card due"
+        reveal = f"/review/?reveal=1&schedule={card.schedule.pk}&token={card.schedule.card_token}"
+        lines["bare"].append(f"GET\t/bench/bare/\t{c}")
+        lines["GET /review/"].append(f"GET\t/review/\t{c}")
+        lines["reveal"].append(f"GET\t{reveal}\t{c}\t\t{htmx}")
+        lines["lesson"].append(f"GET\t{LESSON_PATH.format(slug=lesson.slug)}\t{c}")
+        lines["calculator page"].append(f"GET\t/planner/\t{c}")
+        lines["/planner/api/serving/"].append(f"GET\t/planner/api/serving/?{SERVING_QUERY}\t{c}")
+        lines["/review/stats/"].append(f"GET\t/review/stats/\t{c}")
+    # Grades: every line a different due card with its current token, used once, spread over
+    # many learners so no one reaches the daily review cap; one slice per concurrency level.
+    due = (
+        RecallSchedule.objects.filter(learner_id__in=graders, due__lte=now)
+        .order_by("learner_id", "due")
+        .values_list("learner_id", "id", "card_token")
+    )
+    per_learner: dict[int, int] = {}
+    for uid, sid, token in due:
+        if per_learner.setdefault(uid, 0) >= 40:
+            continue
+        per_learner[uid] += 1
+        body = f"rating=3&schedule_id={sid}&card_token={token}"
+        headers = f"{htmx}|X-CSRFToken={csrf}|Origin={origin}|Content-Type=application/x-www-form-urlencoded"
+        lines["POST /review/grade/"].append(
+            f"POST\t/review/grade/\t{cookie(uid)}\t{body}\t{headers}"
+        )
+    files = {}
+    for name, rows in lines.items():
+        path = folder / (re.sub(r"\W+", "_", name).strip("_") + ".tsv")
+        path.write_text("\n".join(rows) + "\n")
+        files[name] = (path, name == "POST /review/grade/")
+    return files
+
+
+def start_server(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    server_env = {**os.environ, **env, "PYTHONPATH": f"{HERE}{os.pathsep}{ROOT}"}
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "-c",
+            "config/gunicorn.py",
+            "config.wsgi",
+        ],
+        cwd=ROOT,
+        env=server_env,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return server
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("gunicorn did not start") from None
+            time.sleep(0.3)
+
+
+def wrk(
+    url: str, file: Path, *, connections: int, seconds: float, max_requests: int, once: bool,
+    offset_file: Path | None = None,
+) -> float:  # fmt: skip
+    """Requests/s of one wrk run over `file`'s requests; fails on any answer but 200."""
+    threads = min(2, connections)
+    result = subprocess.run(
+        ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{int(seconds)}s",
+         "--timeout", "10s", "-s", str(HERE / "_wrk.lua"), url, "--",
+         str(offset_file or file), str(threads), str(max_requests), "once" if once else "cycle"],
+        capture_output=True, text=True, timeout=seconds + 60, check=False,
+    )  # fmt: skip
+    out = result.stdout
+    bad = re.search(r"^BAD (\d+)(.*)$", out, re.MULTILINE)
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    if result.returncode or not rate or not bad:
+        raise SystemExit(f"wrk failed on {file.name}:\n{out}\n{result.stderr}")
+    if int(bad.group(1)):
+        raise SystemExit(f"{file.name}: {bad.group(1)} answers were not 200 (first:{bad.group(2)})")
+    return float(rate.group(1))
+
+
+def main() -> int:
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=2000)
+    parser.add_argument("--schedules", type=int, default=321, help="per learner (of 400 items)")
+    parser.add_argument("--logs", type=int, default=2, help="review logs per schedule")
+    parser.add_argument("--seconds", type=int, default=6, help="length of each wrk run")
+    parser.add_argument("--max-requests", type=int, default=20_000, help="per wrk thread and run")
+    parser.add_argument("--keep", action="store_true", help="keep the throwaway database")
+    args = parser.parse_args()
+    for name, value, low, high in (
+        ("--learners", args.learners, 20, 100_000),
+        ("--schedules", args.schedules, 1, 400),
+        ("--logs", args.logs, 0, 20),
+        ("--seconds", args.seconds, 1, 120),
+        ("--max-requests", args.max_requests, 1, 1_000_000),
+    ):
+        if not low <= value <= high:
+            parser.error(f"{name} must be between {low} and {high}")
+    skip_unless_postgres()
+    if not shutil.which("wrk"):
+        print("skipped: needs wrk (apt-get install wrk)")
+        return 0
+    port = free_port()
+    env = production_env(port)
+    os.environ.update({k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"})
+    os.environ["DJANGO_SETTINGS_MODULE"] = "_web_settings"
+    name = f"bench_web_{datetime.now(UTC):%Y%m%d%H%M%S}_{os.getpid()}"
+    with tempfile.TemporaryDirectory(prefix="bench_web_") as tmp:
+        os.environ["STATIC_ROOT"] = env["STATIC_ROOT"] = str(Path(tmp) / "static")
+        use_throwaway_database(name)
+        env["DATABASE_URL"] = os.environ["DATABASE_URL"]
+        try:
+            return run(args, port, env, Path(tmp))
+        finally:
+            if not args.keep:
+                drop_database(name)
+
+
+def run(args: argparse.Namespace, port: int, env: dict[str, str], folder: Path) -> int:
+    from _web_seed import seed
+    from django.core.management import call_command
+    from django.db import connection
+
+    now = datetime.now(UTC)
+    started = time.perf_counter()
+    seed(learners=args.learners, schedules_per_learner=args.schedules, logs_per_schedule=args.logs,
+         now=now)  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT (SELECT COUNT(*) FROM quizzes_recallschedule), "
+                       "(SELECT COUNT(*) FROM quizzes_reviewlog)")  # fmt: skip
+        schedules, logs = cursor.fetchone()
+    print(f"seeded {args.learners:,} learners, {schedules:,} schedules, {logs:,} review logs "
+          f"in {time.perf_counter() - started:.0f} s")  # fmt: skip
+    call_command("collectstatic", interactive=False, verbosity=0)
+    files = write_request_files(folder, port=port, learners=args.learners)
+    connection.close()
+    server = start_server(port, env)
+    try:
+        return measure(args, f"http://127.0.0.1:{port}", files, folder)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def measure(
+    args: argparse.Namespace, url: str, files: dict[str, tuple[Path, bool]], folder: Path
+) -> int:
+    from config import gunicorn as gunicorn_conf
+
+    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.node()}, {os.cpu_count()} cores, "
+          f"{platform.python_implementation()} {platform.python_version()}; gunicorn "
+          f"{gunicorn_conf.workers} sync workers; wrk on the same machine")  # fmt: skip
+    bare_file = files["bare"][0]
+    for file, once in files.values():  # warm every worker's templates and connections
+        if not once:
+            wrk(url, file, connections=10, seconds=1, max_requests=50, once=False)
+    grade_file, _ = files["POST /review/grade/"]
+    grade_lines = grade_file.read_text().splitlines()
+    slices = len(CONCURRENCY)
+    print(f"\n{'path':<24}" + "".join(f"{f'c={c} req/s':>14}{'ratio':>7}" for c in CONCURRENCY))
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name in GOALS}
+    bare_rates: list[list[float]] = [[] for _ in CONCURRENCY]
+    for level, connections in enumerate(CONCURRENCY):
+        bare_before = wrk(url, bare_file, connections=connections, seconds=args.seconds,
+                          max_requests=args.max_requests, once=False)  # fmt: skip
+        bare_rates[level].append(bare_before)
+        for name in GOALS:
+            file, once = files[name]
+            if once:  # this level's own slice of never-used card tokens
+                part = grade_lines[level * len(grade_lines) // slices :][
+                    : len(grade_lines) // slices
+                ]
+                file = folder / f"grade_{connections}.tsv"
+                file.write_text("\n".join(part) + "\n")
+            rate = wrk(url, file, connections=connections, seconds=args.seconds,
+                       max_requests=args.max_requests, once=once)  # fmt: skip
+            bare_after = wrk(url, bare_file, connections=connections, seconds=args.seconds,
+                             max_requests=args.max_requests, once=False)  # fmt: skip
+            bare = (bare_before + bare_after) / 2
+            results[name].append((rate, rate / bare))
+            bare_rates[level].append(bare_after)
+            bare_before = bare_after
+    failed = 0
+    spread = "".join(f"{f'{min(r):.0f}-{max(r):.0f}':>14}{'1.00':>7}" for r in bare_rates)
+    print(f"{'bare view (all runs)':<24}{spread}")
+    for name, goal in GOALS.items():
+        cells = "".join(f"{rate:>14.0f}{ratio:>7.2f}" for rate, ratio in results[name])
+        low = min(ratio for _, ratio in results[name])
+        verdict = (
+            "" if goal is None else (f"  goal {goal:.2f}: " + ("met" if low >= goal else "NOT met"))
+        )
+        failed += goal is not None and low < goal
+        print(f"{name:<24}{cells}{verdict}")
+    return 0 if not failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
