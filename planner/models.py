@@ -1,359 +1,45 @@
-"""Workload cards, rubrics, and (in the capstone) submissions and grades."""
+"""Every model of the planner, for Django (app label `planner`) and for other apps' imports.
+
+Each sub-domain keeps its models beside its services: planner/cards/models.py and
+planner/capstone/models.py.
+"""
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.db import models
-from django.utils.translation import gettext_lazy as _
-
-from courses.models import Course
-
-
-def _unique(name: str, *fields: str) -> models.UniqueConstraint:
-    """A unique constraint over the fields, under its migration name."""
-    return models.UniqueConstraint(fields=list(fields), name=name)
-
-
-class WorkloadCard(models.Model):
-    """The source's "one card per workload", with the calculator's result stored beside it."""
-
-    class Kind(models.TextChoices):
-        INTERACTIVE_SERVING = "interactive_serving", _("Interactive serving")
-        BATCH_INFERENCE = "batch_inference", _("Batch inference")
-        TRAINING = "training", _("Training / fine-tuning")
-
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="workload_cards",
-    )
-    # Example cards (the source's three) are shown to everyone and owned by no learner.
-    is_example = models.BooleanField(default=False)
-    slug = models.SlugField(max_length=100, blank=True)
-    name = models.CharField(max_length=120)
-    kind = models.CharField(max_length=24, choices=Kind.choices)
-    model_name = models.CharField(max_length=120, blank=True)
-    latency_target_ms = models.PositiveIntegerField(null=True, blank=True)
-    concurrency = models.PositiveIntegerField(null=True, blank=True)
-    batch_window_hours = models.FloatField(null=True, blank=True)
-    precision = models.CharField(max_length=16, blank=True)
-    notes = models.TextField(blank=True)
-    # The calculator's inputs and result as the engine's JSON (same keys as the CLI and API).
-    inputs = models.JSONField(default=dict, blank=True)
-    result = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-is_example", "name"]
-        indexes = [models.Index(fields=["owner", "updated_at"])]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Rubric(models.Model):
-    course = models.OneToOneField(Course, on_delete=models.CASCADE, related_name="rubric")
-    title = models.CharField(max_length=200)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return self.title
-
-
-class Criterion(models.Model):
-    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="criteria")
-    key = models.SlugField(max_length=60)
-    title = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
-    position = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        ordering = ["rubric", "position"]
-        constraints = [_unique("criterion_unique_key_per_rubric", "rubric", "key")]
-
-    def __str__(self) -> str:
-        return self.title
-
-
-class Level(models.Model):
-    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="levels")
-    key = models.SlugField(max_length=60)
-    title = models.CharField(max_length=120)
-    description = models.TextField(blank=True)
-    points = models.PositiveIntegerField()
-    position = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        ordering = ["criterion", "position"]
-        constraints = [_unique("level_unique_key_per_criterion", "criterion", "key")]
-
-    def __str__(self) -> str:
-        return f"{self.title} ({self.points})"
-
-
-# --- The capstone: worksheets, submitted versions, claims, grades -------------------------------
-
-# The numbers the automatic check recomputes with the capacity engine.
-WORKSHEET_NUMBER_FIELDS = (
-    "gpu_memory_gb",
-    "model_gb",
-    "params_billion",
-    "overhead_gb",
-    "kv_per_user_gb",
-    "context_tokens",
-    "kv_per_token_mb",
-    "batch_size",
-    "concurrency",
-    "claimed_max_users",
+from planner.capstone.models import (
+    CapstoneSubmission,
+    CapstoneWorksheet,
+    Criterion,
+    CriterionScore,
+    Grade,
+    GradeChange,
+    GradingClaim,
+    Level,
+    Rubric,
+    SubmissionImmutableError,
 )
-# The worksheet's sections and their fields, in the order the form and a submitted version show
-# them. A submitted version stores these fields as JSON, so it stays readable if the form changes.
-WORKSHEET_SECTIONS = (
-    (
-        _("The feature and its workload"),
-        ("feature", "user_problem", "workload_kind", "model_name", "framework", "realistic_input"),
-    ),
-    (
-        _("Sizes, precision and targets"),
-        ("input_size", "output_size", "precision", "latency_target", "batch_window", "budget"),
-    ),
-    (
-        _("Memory numbers"),
-        (*WORKSHEET_NUMBER_FIELDS, "memory_estimate"),
-    ),
-    (
-        _("Design and operations"),
-        (
-            "data_source",
-            "mechanism",
-            "design_choice",
-            "retry_plan",
-            "observability",
-            "autoscaling",
-            "metric",
-            "cost_per_useful_result",
-            "failure_case",
-            "plan_owner",
-        ),
-    ),
-    (
-        _("Recommendation"),
-        ("recommendation", "recommendation_reasons", "first_load_test", "next_rung"),
-    ),
+from planner.capstone.worksheet_fields import (
+    WORKSHEET_FIELDS,
+    WORKSHEET_NUMBER_FIELDS,
+    WORKSHEET_SECTIONS,
+    WORKSHEET_TEXT_FIELDS,
 )
-WORKSHEET_FIELDS = tuple(name for _title, names in WORKSHEET_SECTIONS for name in names)
-WORKSHEET_TEXT_FIELDS = tuple(
-    name for name in WORKSHEET_FIELDS if name not in WORKSHEET_NUMBER_FIELDS
-)
+from planner.cards.models import WorkloadCard
 
-
-class CapstoneWorksheet(models.Model):
-    """One learner's editable draft of the capstone plan for one course (autosaved)."""
-
-    class Recommendation(models.TextChoices):
-        CPU = "cpu", _("CPU")
-        GPU = "gpu", _("GPU")
-        TPU = "tpu", _("TPU or managed accelerator")
-        MANAGED_API = "managed_api", _("Managed API")
-
-    learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="capstone_worksheets"
-    )
-    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="capstone_worksheets")
-    # The plan, in the source's words.
-    feature = models.CharField(_("feature"), max_length=200, blank=True)
-    user_problem = models.TextField(_("user problem"), blank=True)
-    workload_kind = models.CharField(
-        _("workload"), max_length=24, choices=WorkloadCard.Kind.choices, blank=True
-    )
-    model_name = models.CharField(_("model"), max_length=200, blank=True)
-    framework = models.CharField(_("framework / serving stack"), max_length=200, blank=True)
-    input_size = models.CharField(_("input size"), max_length=200, blank=True)
-    output_size = models.CharField(_("output size"), max_length=200, blank=True)
-    precision = models.CharField(_("precision"), max_length=40, blank=True)
-    latency_target = models.CharField(_("latency target"), max_length=200, blank=True)
-    batch_window = models.CharField(_("batch window"), max_length=200, blank=True)
-    memory_estimate = models.TextField(_("memory estimate (reasoning)"), blank=True)
-    data_source = models.TextField(_("data source and pipeline"), blank=True)
-    realistic_input = models.TextField(_("realistic input"), blank=True)
-    mechanism = models.TextField(_("mechanism"), blank=True)
-    design_choice = models.TextField(_("design choice"), blank=True)
-    retry_plan = models.TextField(_("retry plan"), blank=True)
-    observability = models.TextField(_("observability fields"), blank=True)
-    autoscaling = models.TextField(_("autoscaling behaviour"), blank=True)
-    metric = models.TextField(_("metric (utilisation and throughput per dollar)"), blank=True)
-    budget = models.CharField(_("budget"), max_length=200, blank=True)
-    cost_per_useful_result = models.TextField(_("cost per useful result"), blank=True)
-    failure_case = models.TextField(
-        _("failure case (fast but memory-bound for the real workload)"), blank=True
-    )
-    plan_owner = models.CharField(_("owner"), max_length=200, blank=True)
-    recommendation = models.CharField(
-        _("recommendation"), max_length=16, choices=Recommendation.choices, blank=True
-    )
-    recommendation_reasons = models.TextField(_("reasons for the recommendation"), blank=True)
-    first_load_test = models.TextField(_("first load test to run"), blank=True)
-    next_rung = models.TextField(_("next rung"), blank=True)
-    # The numbers the automatic check recomputes with the capacity engine.
-    gpu_memory_gb = models.FloatField(_("GPU memory (GB)"), null=True, blank=True)
-    model_gb = models.FloatField(_("model weights (GB)"), null=True, blank=True)
-    params_billion = models.FloatField(_("parameters (billions)"), null=True, blank=True)
-    overhead_gb = models.FloatField(_("runtime overhead (GB)"), null=True, blank=True)
-    kv_per_user_gb = models.FloatField(_("KV cache per active user (GB)"), null=True, blank=True)
-    context_tokens = models.PositiveIntegerField(
-        _("context length (tokens)"), null=True, blank=True
-    )
-    kv_per_token_mb = models.FloatField(_("KV cache per token (MB)"), null=True, blank=True)
-    batch_size = models.PositiveIntegerField(_("batch size"), null=True, blank=True)
-    concurrency = models.PositiveIntegerField(_("concurrent users (peak)"), null=True, blank=True)
-    claimed_max_users = models.PositiveIntegerField(
-        _("users your memory estimate says fit"), null=True, blank=True
-    )
-    workload_cards = models.ManyToManyField(
-        WorkloadCard, blank=True, related_name="capstone_worksheets"
-    )
-    # The capacity engine's result for the plan's numbers, refreshed on every save.
-    calculator_result = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        constraints = [_unique("worksheet_unique_per_learner_course", "learner", "course")]
-
-    def __str__(self) -> str:
-        return f"{self.learner} · {self.course} worksheet"
-
-
-class CapstoneSubmission(models.Model):
-    """One submitted version of a worksheet. Written once at submit and never updated."""
-
-    worksheet = models.ForeignKey(
-        CapstoneWorksheet, on_delete=models.CASCADE, related_name="submissions"
-    )
-    learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="capstone_submissions"
-    )
-    course = models.ForeignKey(
-        Course, on_delete=models.CASCADE, related_name="capstone_submissions"
-    )
-    version = models.PositiveIntegerField()
-    # The worksheet's fields as they were at submit (keys: WORKSHEET_FIELDS).
-    content = models.JSONField(default=dict)
-    # The attached workload cards, copied (name, kind, inputs, result): later edits to a card
-    # must not change what was submitted.
-    workload_cards = models.JSONField(default=list, blank=True)
-    calculator_result = models.JSONField(default=dict, blank=True)
-    # The automatic check: disagreements with the engine and missing assumptions.
-    check_result = models.JSONField(default=dict, blank=True)
-    submitted_at = models.DateTimeField()
-    due_at = models.DateTimeField(null=True, blank=True)
-    is_late = models.BooleanField(default=False)
-
-    class Meta:
-        ordering = ["-submitted_at"]
-        constraints = [_unique("submission_unique_version", "learner", "course", "version")]
-        indexes = [models.Index(fields=["course", "submitted_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.learner} · {self.course} v{self.version}"
-
-    def save(self, *args: object, **kwargs: object) -> None:
-        # Immutability is the point of a version: refuse any save after the first.
-        if not self._state.adding:
-            raise SubmissionImmutableError(f"Submission {self.pk} is immutable.")
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
-
-
-class SubmissionImmutableError(Exception):
-    pass
-
-
-class GradingClaim(models.Model):
-    """A grader's time-limited lease on one submission, so two graders never grade it at once."""
-
-    submission = models.OneToOneField(
-        CapstoneSubmission, on_delete=models.CASCADE, related_name="claim"
-    )
-    grader = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="grading_claims"
-    )
-    claimed_at = models.DateTimeField()
-    expires_at = models.DateTimeField()
-
-    def __str__(self) -> str:
-        return f"{self.submission} claimed by {self.grader} until {self.expires_at:%H:%M}"
-
-
-class Grade(models.Model):
-    """The grade of one submitted version; invisible to the learner until released."""
-
-    class Status(models.TextChoices):
-        DRAFT = "draft", _("Draft")
-        RELEASED = "released", _("Released")
-
-    submission = models.OneToOneField(
-        CapstoneSubmission, on_delete=models.CASCADE, related_name="grade"
-    )
-    grader = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="grades_given"
-    )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
-    overall_feedback = models.TextField(_("overall feedback"), blank=True)
-    # Computed from the chosen levels' points at every save (a snapshot: later rubric edits
-    # do not rewrite a grade already given).
-    total_points = models.PositiveIntegerField(default=0)
-    max_points = models.PositiveIntegerField(default=0)
-    released_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["status"])]
-
-    def __str__(self) -> str:
-        return f"{self.submission}: {self.total_points}/{self.max_points} ({self.status})"
-
-
-class CriterionScore(models.Model):
-    grade = models.ForeignKey(Grade, on_delete=models.CASCADE, related_name="scores")
-    criterion = models.ForeignKey(Criterion, on_delete=models.PROTECT, related_name="scores")
-    level = models.ForeignKey(
-        Level, null=True, blank=True, on_delete=models.PROTECT, related_name="scores"
-    )
-    # The level's points when chosen, so a later rubric edit does not change a given grade.
-    points = models.PositiveIntegerField(default=0)
-    comment = models.TextField(blank=True)
-
-    class Meta:
-        ordering = ["criterion__position"]
-        constraints = [_unique("score_unique_per_grade_criterion", "grade", "criterion")]
-
-    def __str__(self) -> str:
-        return f"{self.criterion}: {self.level or '—'}"
-
-
-class GradeChange(models.Model):
-    """The audit log of grading actions: who did what to a grade, when, and what changed."""
-
-    class Action(models.TextChoices):
-        DRAFT_SAVED = "draft_saved", _("Draft saved")
-        RELEASED = "released", _("Released")
-        REGRADED = "regraded", _("Regraded after release")
-
-    grade = models.ForeignKey(Grade, on_delete=models.CASCADE, related_name="changes")
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="grade_changes"
-    )
-    action = models.CharField(max_length=16, choices=Action.choices)
-    # {"field or criterion key": [before, after]}
-    changes = models.JSONField(default=dict, blank=True)
-    at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["-at", "-pk"]
-
-    def __str__(self) -> str:
-        return f"{self.get_action_display()} by {self.actor} at {self.at:%Y-%m-%d %H:%M}"
+__all__ = [
+    "WORKSHEET_FIELDS",
+    "WORKSHEET_NUMBER_FIELDS",
+    "WORKSHEET_SECTIONS",
+    "WORKSHEET_TEXT_FIELDS",
+    "CapstoneSubmission",
+    "CapstoneWorksheet",
+    "Criterion",
+    "CriterionScore",
+    "Grade",
+    "GradeChange",
+    "GradingClaim",
+    "Level",
+    "Rubric",
+    "SubmissionImmutableError",
+    "WorkloadCard",
+]

@@ -1,20 +1,10 @@
-"""The planner: the capacity calculator, its JSON API and workload cards (the capstone is separate)."""
+"""The planner's URLs (/planner/): the calculator with its JSON API, and workload cards."""
 
 from __future__ import annotations
 
-from django.urls import path
-
-from planner.views import api, calculator, cards
+from planner.calculator.urls import urlpatterns as calculator_urls
+from planner.cards.urls import urlpatterns as card_urls
 
 app_name = "planner"
 
-urlpatterns = [
-    path("", calculator.calculator, name="calculator"),
-    path("api/serving/", api.estimate, {"kind": "serving"}, name="api_serving"),
-    path("api/training/", api.estimate, {"kind": "training"}, name="api_training"),
-    path("api/batch/", api.estimate, {"kind": "batch"}, name="api_batch"),
-    path("cards/", cards.card_list, name="cards"),
-    path("cards/new/", cards.card_create, name="card_create"),
-    path("cards/compare/", cards.card_compare, name="cards_compare"),
-    path("cards/<int:card_id>/delete/", cards.card_delete, name="card_delete"),
-]
+urlpatterns = [*calculator_urls, *card_urls]

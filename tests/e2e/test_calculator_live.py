@@ -45,7 +45,7 @@ def test_changing_context_updates_users_and_bar_without_reload(page, live_server
 
 
 def test_save_the_calculation_as_a_card_and_compare(page, live_server, learner) -> None:  # type: ignore[no-untyped-def]
-    from planner.services.cards import workload_cards_seed_examples
+    from planner.cards.services import workload_cards_seed_examples
 
     workload_cards_seed_examples()
     login_in_browser(page, learner.email)
@@ -92,7 +92,7 @@ def test_picking_gpu_and_model_fills_memory_and_architecture(page, live_server) 
 
 
 def test_compare_table_scrolls_in_its_own_box_on_a_phone(page, live_server, learner) -> None:  # type: ignore[no-untyped-def]
-    from planner.services.cards import workload_cards_seed_examples
+    from planner.cards.services import workload_cards_seed_examples
 
     cards = workload_cards_seed_examples()
     login_in_browser(page, learner.email)

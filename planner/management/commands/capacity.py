@@ -1,7 +1,7 @@
 """`python manage.py capacity serving|training|batch [options]`: the calculator on the command line.
 
-Inputs are parsed by the same Django forms as the page and the API, so the three agree to the
-byte. Bad input exits with status 2 and one line naming the option.
+Inputs are parsed by the same Django forms as the page and the API and run by the same
+calculation_run, so the three agree to the byte. Bad input exits with status 2 and one line naming the option.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from planner.capacity.results import FormulaLine
-from planner.forms.calculator import FORMS, CalculatorForm, Estimate
+from planner.calculator.forms import FORMS, CalculatorForm
+from planner.calculator.parsing import form_estimate
+from planner.calculator.runs import Estimate
+from planner.capacity import FormulaLine
 
 SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
     "serving": [
@@ -133,7 +135,7 @@ class Command(BaseCommand):
             name: options[name] for name in form_class.base_fields if options.get(name) is not None
         }
         form = form_class(data)
-        estimate = form.estimate()
+        estimate = form_estimate(form)
         if estimate is None:
             raise CommandError(self._error_line(form), returncode=2)
         if options["json"]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from planner.services.cards import workload_cards_seed_examples
+from planner.cards.services import workload_cards_seed_examples
 
 
 class Command(BaseCommand):

@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from planner.cards.services import workload_card_create, workload_cards_seed_examples
 from planner.models import WorkloadCard
-from planner.services.cards import workload_card_create, workload_cards_seed_examples
 from tests.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.http import QueryDict
 
 from accounts.models import User
-from planner.forms.calculator import FORMS
-from planner.models import WorkloadCard
+from planner.calculator.runs import calculation_run, query_values
+from planner.cards.models import WorkloadCard
 
 KIND_FOR_ESTIMATE = {
     "serving": WorkloadCard.Kind.INTERACTIVE_SERVING,
@@ -64,7 +64,7 @@ def workload_card_delete(*, card: WorkloadCard) -> None:
     card.delete()
 
 
-# The source's three cards ("Create one card per workload"), as calculator inputs.
+# The source's three cards ("Create one card per workload"), as parsed calculator inputs.
 EXAMPLE_CARDS: list[dict[str, Any]] = [
     {
         "slug": "live-chat-7b",
@@ -72,16 +72,16 @@ EXAMPLE_CARDS: list[dict[str, Any]] = [
         "latency_target_ms": 2000,
         "notes": "7B instruct model, first token under two seconds, context 8k, 20 concurrent users, "
         "streaming required. GPU memory and KV cache are the limit.",
-        "inputs": {
-            "estimate": "serving",
+        "kind": "serving",
+        "data": {
             "gpu": "l40s",
             "model": "mistral-7b",
             "weight_precision": "bf16",
-            "overhead_gb": "3",
+            "overhead_gb": Decimal("3"),
             "kv_precision": "bf16",
-            "context_tokens": "8192",
-            "users": "20",
-            "latency_target_ms": "2000",
+            "context_tokens": 8192,
+            "users": 20,
+            "latency_target_ms": 2000,
         },
     },
     {
@@ -90,13 +90,13 @@ EXAMPLE_CARDS: list[dict[str, Any]] = [
         "latency_target_ms": None,
         "notes": "Can finish in two hours; batching matters more than first-token latency; retryable "
         "on cheaper capacity. 10 chunks/s per worker is an assumption: measure one worker.",
-        "inputs": {
-            "estimate": "batch",
-            "items": "50000",
-            "window_hours": "2",
-            "items_per_s": "10",
-            "retry_margin": "0.2",
-            "price_per_hour": "0.8",
+        "kind": "batch",
+        "data": {
+            "items": 50000,
+            "window_hours": Decimal("2"),
+            "items_per_s": Decimal("10"),
+            "retry_margin": Decimal("0.2"),
+            "price_per_hour": Decimal("0.8"),
         },
     },
     {
@@ -104,16 +104,16 @@ EXAMPLE_CARDS: list[dict[str, Any]] = [
         "name": "Occasional fine-tuning",
         "latency_target_ms": None,
         "notes": "Occasional, checkpointed, can use rented accelerators and stop when metrics plateau.",
-        "inputs": {
-            "estimate": "training",
+        "kind": "training",
+        "data": {
             "model": "mistral-7b",
             "method": "lora",
-            "lora_rank": "16",
-            "batch_size": "8",
-            "seq_len": "2048",
-            "checkpointing": "true",
+            "lora_rank": 16,
+            "batch_size": 8,
+            "seq_len": 2048,
+            "checkpointing": True,
             "gpu": "a100-80gb",
-            "steps": "1000",
+            "steps": 1000,
         },
     },
 ]
@@ -124,14 +124,9 @@ def workload_cards_seed_examples() -> list[WorkloadCard]:
     """Create or update the three example cards by slug (idempotent); results are recomputed."""
     cards = []
     for spec in EXAMPLE_CARDS:
-        inputs: dict[str, str] = spec["inputs"]
-        data = QueryDict(mutable=True)
-        data.update(inputs)
-        form = FORMS[inputs["estimate"]](data)
-        estimate = form.estimate()
-        if estimate is None:  # the example itself is wrong: fail loudly, never seed a broken card
-            raise ValueError(f"example card {spec['slug']}: {form.field_errors()}")
-        result = estimate.to_dict()
+        # A wrong example raises CapacityInputError: fail loudly, never seed a broken card.
+        result = calculation_run(spec["kind"], spec["data"]).to_dict()
+        inputs = query_values(spec["kind"], spec["data"])
         card, _ = WorkloadCard.objects.update_or_create(
             slug=spec["slug"],
             is_example=True,
@@ -140,7 +135,7 @@ def workload_cards_seed_examples() -> list[WorkloadCard]:
                 "name": spec["name"],
                 "latency_target_ms": spec["latency_target_ms"],
                 "notes": spec["notes"],
-                "inputs": form.query_dict(),
+                "inputs": inputs,
                 "result": result,
                 **_card_fields(inputs, result),
             },

@@ -6,7 +6,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
 
 from accounts.models import User
-from planner.models import WorkloadCard
+from planner.cards.models import WorkloadCard
 
 
 def workload_cards_visible_to(*, user: User | AnonymousUser) -> QuerySet[WorkloadCard]:
@@ -16,8 +16,10 @@ def workload_cards_visible_to(*, user: User | AnonymousUser) -> QuerySet[Workloa
     return WorkloadCard.objects.filter(Q(is_example=True) | Q(owner=user))
 
 
-def workload_cards_owned_by(*, user: User) -> QuerySet[WorkloadCard]:
-    return WorkloadCard.objects.filter(owner=user).order_by("-updated_at")
+def workload_cards_owned_by(*, user: User, newest_first: bool = False) -> QuerySet[WorkloadCard]:
+    """The learner's own workload cards (never the examples): by name, or last edited first."""
+    cards = WorkloadCard.objects.filter(owner=user)
+    return cards.order_by("-updated_at") if newest_first else cards.order_by("name")
 
 
 def workload_cards_examples() -> QuerySet[WorkloadCard]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # The source's baseline: 24 GB GPU, 14 GB weights, 3 GB overhead, 0.6 GB KV cache per user.
 BASELINE = (
     "serving",

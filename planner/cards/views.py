@@ -1,4 +1,4 @@
-"""Workload cards: save the current calculation, list mine and the examples, compare, delete."""
+"""Workload card pages: save the current calculation, list mine and the examples, compare, delete."""
 
 from __future__ import annotations
 
@@ -14,15 +14,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
+from planner.calculator.forms import CalculatorForm
+from planner.calculator.parsing import form_estimate, query_replay
+from planner.calculator.runs import Estimate
 from planner.capacity.formatting import num
-from planner.forms.calculator import WorkloadCardSaveForm
-from planner.models import WorkloadCard
-from planner.selectors.cards import (
+from planner.cards.forms import WorkloadCardSaveForm
+from planner.cards.models import WorkloadCard
+from planner.cards.selectors import (
     workload_cards_examples,
     workload_cards_for_compare,
     workload_cards_owned_by,
 )
-from planner.services.cards import workload_card_create, workload_card_delete
+from planner.cards.services import workload_card_create, workload_card_delete
 
 # Rows of the comparison table: (label, where to read it). "card.x" reads the card, else the result.
 COMPARE_ROWS: list[tuple[str, str]] = [
@@ -90,10 +93,25 @@ def card_list(request: AuthenticatedHttpRequest) -> HttpResponse:
         request,
         "planner/cards.html",
         {
-            "my_cards": _rows(workload_cards_owned_by(user=request.user)),
+            "my_cards": _rows(workload_cards_owned_by(user=request.user, newest_first=True)),
             "examples": _rows(workload_cards_examples()),
         },
     )
+
+
+def _saved_calculation(form: WorkloadCardSaveForm) -> tuple[CalculatorForm, Estimate] | None:
+    """The card's calculation replayed from its query string; errors land on `query`."""
+    calc = query_replay(
+        form.cleaned_data["query"], latency_target_ms=form.cleaned_data.get("latency_target_ms")
+    )
+    if calc is None:
+        form.add_error("query", "the calculation to save is missing; recalculate and try again.")
+        return None
+    estimate = form_estimate(calc)
+    if estimate is None:
+        form.add_error("query", "the calculation has errors; fix them in the calculator first.")
+        return None
+    return calc, estimate
 
 
 @require_POST
@@ -101,7 +119,7 @@ def card_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 def card_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     can_publish = request.user.is_staff or request.user.is_instructor
     form = WorkloadCardSaveForm(request.POST, can_publish=can_publish)
-    calculation = form.calculation() if form.is_valid() else None
+    calculation = _saved_calculation(form) if form.is_valid() else None
     if calculation is None:
         return render(request, "planner/card_error.html", {"form": form}, status=400)
     calc, estimate = calculation
@@ -122,7 +140,7 @@ def card_create(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def card_delete(request: AuthenticatedHttpRequest, card_id: int) -> HttpResponse:
-    card = get_object_or_404(WorkloadCard, pk=card_id, owner=request.user)
+    card = get_object_or_404(workload_cards_owned_by(user=request.user), pk=card_id)
     name = card.name
     workload_card_delete(card=card)
     messages.success(request, f"Deleted the workload card “{name}”.")

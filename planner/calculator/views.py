@@ -1,125 +1,27 @@
-"""The calculator page: an htmx form that recalculates as the learner types, every input in the URL."""
+"""The calculator page (an htmx form that recalculates as the learner types, every input in the
+URL) and the same calculation as JSON: GET /planner/api/<serving|training|batch>/?<the CLI's keys>.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 from django_htmx.http import push_url
 
 from accounts.http import HtmxHttpRequest
+from planner.calculator.charts import memory_bar
+from planner.calculator.forms import FORMS, CalculatorForm
+from planner.calculator.parsing import calculator_form_for, form_estimate
+from planner.calculator.pickers import PICKER_CLEARS, picker_defaults
+from planner.calculator.runs import ESTIMATE_KINDS, Estimate
 from planner.capacity import BatchEstimate, ServingEstimate, TrainingEstimate, default_catalogue
 from planner.capacity.formatting import num
-from planner.capacity.units import BYTES_PER_GB
-from planner.forms.calculator import (
-    ESTIMATE_KINDS,
-    PICKER_CLEARS,
-    CalculatorForm,
-    Estimate,
-    WorkloadCardSaveForm,
-    calculator_form_for,
-    picker_defaults,
-)
-
-BAR_WIDTH = 1000
-BAR_HEIGHT = 48
-MEMORY_OVERFLOW = "Demand exceeds the device's memory (the line marks its capacity)."
-
-
-@dataclass(frozen=True, slots=True)
-class BarSegment:
-    key: str  # also the CSS class that colours it
-    label: str
-    value_text: str
-    x: float
-    width: float
-
-
-@dataclass(frozen=True, slots=True)
-class StackedBar:
-    title: str
-    segments: list[BarSegment]
-    capacity_x: float  # where the device's capacity ends (< BAR_WIDTH when demand overflows it)
-    overflow: bool
-    overflow_text: str = MEMORY_OVERFLOW
-    width: int = BAR_WIDTH
-    height: int = BAR_HEIGHT
-
-
-def _gb_text(value_bytes: int) -> str:
-    return f"{value_bytes / BYTES_PER_GB:,.2f} GB"
-
-
-def stacked_bar(
-    title: str,
-    parts: list[tuple[str, str, float]],
-    capacity: float | None,
-    unit: str = "GB",
-    free_label: str = "Free",
-    overflow_text: str = "",
-) -> StackedBar:
-    """Segments scaled to max(capacity, demand); a free segment fills up to the capacity."""
-    used = sum(v for _, _, v in parts)
-    free = max((capacity or 0) - used, 0)
-    scale_total = max(capacity or 0, used, 1)
-    rows = [*parts, ("free", free_label, free)] if capacity is not None else parts
-    segments: list[BarSegment] = []
-    x = 0.0
-    for key, label, value in rows:
-        width = round(BAR_WIDTH * value / scale_total, 2)
-        text = _gb_text(int(value)) if unit == "GB" else f"{value:,.2f} {unit}"
-        segments.append(
-            BarSegment(key=key, label=label, value_text=text, x=round(x, 2), width=width)
-        )
-        x += width
-    capacity_x = round(BAR_WIDTH * (capacity or scale_total) / scale_total, 2)
-    return StackedBar(
-        title=title,
-        segments=segments,
-        capacity_x=capacity_x,
-        overflow=capacity is not None and used > capacity,
-        overflow_text=overflow_text or MEMORY_OVERFLOW,
-    )
-
-
-def memory_bar(estimate: Estimate) -> StackedBar | None:
-    if isinstance(estimate, ServingEstimate):
-        return stacked_bar(
-            f"Memory of {_gb_text(estimate.gpu_memory_bytes)}",
-            [
-                ("weights", "Weights", estimate.weights_bytes),
-                ("overhead", "Overhead", estimate.overhead_bytes),
-                ("kv", "KV cache", estimate.kv_cache_in_use_bytes),
-            ],
-            estimate.gpu_memory_bytes,
-        )
-    if isinstance(estimate, TrainingEstimate):
-        return stacked_bar(
-            "Training memory"
-            + (f" on {_gb_text(estimate.gpu_memory_bytes)}" if estimate.gpu_memory_bytes else ""),
-            [
-                ("weights", "Weights", estimate.weights_bytes),
-                ("gradients", "Gradients", estimate.gradients_bytes),
-                ("optimizer", "Optimizer state", estimate.optimizer_state_bytes),
-                ("activations", "Activations", estimate.activations_bytes or 0),
-            ],
-            estimate.gpu_memory_bytes,
-        )
-    if estimate.hours_needed is not None:
-        return stacked_bar(
-            f"Hours of the {estimate.window_hours:g} h window",
-            [("work", "Work incl. retries", estimate.hours_needed)],
-            estimate.window_hours,
-            unit="h",
-            free_label="Spare",
-            overflow_text="The work takes longer than the window (the line marks its end).",
-        )
-    return None
+from planner.cards.forms import WorkloadCardSaveForm
 
 
 def calculator_context(
@@ -194,7 +96,7 @@ def calculator(request: HtmxHttpRequest) -> HttpResponse:
     if kind not in ESTIMATE_KINDS:
         kind = "serving"
     form = calculator_form_for(kind, request.GET)
-    estimate = form.estimate()
+    estimate = form_estimate(form)
     context = calculator_context(request, form, estimate)
     if request.htmx:
         response = render(request, "planner/calculator.html#result", context)
@@ -206,3 +108,12 @@ def calculator(request: HtmxHttpRequest) -> HttpResponse:
             url = f"{reverse('planner:calculator')}?{urlencode(given)}"
         return push_url(response, url)
     return render(request, "planner/calculator.html", context)
+
+
+@require_GET
+def api_estimate(request: HttpRequest, kind: str) -> JsonResponse:
+    form = FORMS[kind](request.GET)
+    result = form_estimate(form)
+    if result is None:
+        return JsonResponse({"errors": form.field_errors()}, status=400)
+    return JsonResponse(result.to_dict(), json_dumps_params={"ensure_ascii": False})

@@ -1,0 +1,195 @@
+"""The calculator's forms: they parse and validate the inputs of the page, the JSON API and the CLI.
+
+Field names are the CLI options with underscores (`--gpu-memory-gb` -> `gpu_memory_gb`), which are
+also the query-string names of a shareable calculator link. The forms never run the engine:
+planner.calculator.parsing hands their cleaned data to calculation_run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any, ClassVar
+from urllib.parse import urlencode
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from planner.calculator.fields import gb_field, gt_zero, int_field, picker_field, precision_field
+from planner.calculator.pickers import (
+    PICK_GPU_HELP,
+    PICK_MODEL_HELP,
+    PICKER_SOURCE,
+    gpu_choices,
+    model_choices,
+    picker_defaults,
+)
+from planner.calculator.runs import query_values
+from planner.capacity import CapacityInputError, default_catalogue
+from planner.capacity.training import LORA_TARGETS, METHODS
+
+
+class CalculatorForm(forms.Form):
+    """Shared parsing: catalogue lookups and canonical query strings (the engine runs elsewhere)."""
+
+    kind: ClassVar[str]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The pickers list the catalogue as loaded now (prices may be overridden per deployment).
+        for name, choices in (("gpu", gpu_choices), ("model", model_choices)):
+            if name in self.fields:
+                widget = self.fields[name].widget
+                assert isinstance(widget, forms.Select)
+                widget.choices = choices()
+        self._show_picked_figures()
+
+    def _show_picked_figures(self) -> None:
+        """Empty fields that a picked GPU or model fills show its figure as their placeholder."""
+        defaults = picker_defaults()
+        for picker, source in PICKER_SOURCE.items():
+            picked = str(self.data.get(picker, "") or "").strip().lower() if self.is_bound else ""
+            figures = defaults[picker].get(picked, {})
+            for field, value in figures.items():
+                if field in self.fields:
+                    self.fields[field].widget.attrs["placeholder"] = f"{value} ({source})"
+
+    def _clean_catalogue_id(self, name: str, lookup: Callable[[str], object]) -> str:
+        value: str = (self.cleaned_data.get(name) or "").strip().lower()
+        if value:
+            try:
+                lookup(value)
+            except CapacityInputError as err:
+                raise ValidationError(err.message, code="unknown") from None
+        return value
+
+    def clean_gpu(self) -> str:
+        return self._clean_catalogue_id("gpu", default_catalogue().accelerator)
+
+    def clean_model(self) -> str:
+        return self._clean_catalogue_id("model", default_catalogue().model)
+
+    def query_dict(self) -> dict[str, str]:
+        """The inputs as query-string values, for shareable links and saved cards."""
+        return query_values(self.kind, self.cleaned_data)
+
+    def query_string(self) -> str:
+        return urlencode(self.query_dict())
+
+    def field_errors(self) -> dict[str, list[str]]:
+        return {field: [str(e) for e in errors] for field, errors in self.errors.items()}
+
+
+class ServingForm(CalculatorForm):
+    kind = "serving"
+
+    gpu = picker_field("GPU", PICK_GPU_HELP)
+    gpu_memory_gb = gb_field("GPU memory (GB)", "Overrides the GPU's memory. GB = 10⁹ bytes.")
+    model = picker_field("Model", PICK_MODEL_HELP)
+    model_gb = gb_field(
+        "Weights (GB)", "The weight size, if you know it; else parameters × precision."
+    )
+    params_b = gb_field("Parameters (billions)")
+    weight_precision = precision_field(
+        "Weight precision", "fp32 4 bytes, bf16/fp16 2, fp8/int8 1, int4 0.5."
+    )
+    overhead_gb = gb_field("Runtime overhead (GB)", allow_zero=True)
+    kv_per_user_gb = gb_field(
+        "KV cache per user (GB)", "Leave empty to compute it from the architecture."
+    )
+    layers = int_field("Layers")
+    kv_heads = int_field(
+        "KV heads", "Grouped-query attention: fewer KV heads than attention heads."
+    )
+    head_dim = int_field("Head dimension")
+    kv_precision = precision_field("KV cache precision", "Usually bf16; fp8 halves it.")
+    context_tokens = int_field("Context tokens per user")
+    users = int_field("Concurrent users (target)", allow_zero=True)
+    memory_bandwidth_gb_s = gb_field("Memory bandwidth (GB/s)", "Overrides the GPU's bandwidth.")
+    min_decode_tokens_per_s = gb_field("Decode speed target (tokens/s per stream)")
+    latency_target_ms = int_field(
+        "Latency target (ms per request)",
+        "With the output length, sets the decode speed a request needs.",
+    )
+    output_tokens = int_field("Output tokens per request")
+
+
+class TrainingForm(CalculatorForm):
+    kind = "training"
+
+    model = picker_field("Model", PICK_MODEL_HELP)
+    params_b = gb_field("Parameters (billions)", "Overrides the model's parameter count.")
+    method = forms.ChoiceField(
+        label="Method",
+        required=False,
+        choices=[
+            ("full", "full fine-tuning (mixed-precision Adam)"),
+            ("lora", "LoRA"),
+            ("qlora", "QLoRA (4-bit base)"),
+        ],
+    )
+    lora_rank = int_field("LoRA rank")
+    lora_targets = forms.ChoiceField(
+        label="LoRA targets",
+        required=False,
+        choices=[("", "not given (attention)"), *((t, t.replace("_", " ")) for t in LORA_TARGETS)],
+    )
+    batch_size = int_field("Batch size (sequences per step)")
+    seq_len = int_field("Sequence length (tokens)")
+    checkpointing = forms.TypedChoiceField(
+        label="Activation checkpointing",
+        required=False,
+        choices=[("", "not given"), ("true", "on"), ("false", "off")],
+        coerce=lambda v: v == "true",
+        empty_value=None,
+    )
+    hidden_size = int_field("Hidden size", "Overrides the model's hidden size.")
+    layers = int_field("Layers", "Overrides the model's layer count.")
+    gpu = picker_field("GPU", PICK_GPU_HELP)
+    gpu_memory_gb = gb_field("GPU memory (GB)")
+    tokens_per_s = gb_field("Measured training tokens/s")
+    mfu = gb_field(
+        "Model FLOPs utilisation (0-1)", "Used with the GPU's TFLOPS when tokens/s is not measured."
+    )
+    steps = int_field("Steps per run")
+    price_per_hour = gb_field("Price per hour (USD)", "Overrides the catalogue price.")
+
+    def clean_method(self) -> str:
+        value: str = self.cleaned_data.get("method") or "full"
+        if value not in METHODS:
+            raise ValidationError("use full, lora or qlora.", code="invalid")
+        return value
+
+    def clean_mfu(self) -> Decimal | None:
+        value: Decimal | None = self.cleaned_data.get("mfu")
+        if value is not None and value > 1:
+            raise ValidationError("is a fraction of peak: at most 1.", code="too_big")
+        return value
+
+
+class BatchForm(CalculatorForm):
+    kind = "batch"
+
+    items = forms.IntegerField(label="Items (e.g. chunks to embed)", validators=[gt_zero])
+    window_hours = forms.DecimalField(
+        label="Window (hours)",
+        validators=[gt_zero],
+        widget=forms.NumberInput(attrs={"step": "any"}),
+    )
+    items_per_s = gb_field("Items per second per worker", "Measured, or your assumption.")
+    retry_margin = gb_field("Retry margin (fraction, e.g. 0.2)", allow_zero=True)
+    price_per_hour = gb_field("Price per worker-hour (USD)")
+    workers = int_field("Workers available", "Leave empty to size the pool.")
+    tokens_per_item = int_field(
+        "Input tokens per item", "Prices the same job on the catalogue's managed API, to compare."
+    )
+    output_tokens_per_item = int_field(
+        "Output tokens per item", "0 for embeddings.", allow_zero=True
+    )
+
+
+FORMS: dict[str, type[CalculatorForm]] = {
+    "serving": ServingForm,
+    "training": TrainingForm,
+    "batch": BatchForm,
+}

@@ -1,0 +1,65 @@
+"""The GPU and model pickers: catalogue rows that fill the calculator's empty fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.capacity import default_catalogue
+
+# Form field -> the engine input it fills with a catalogue row.
+CATALOGUE_PICKERS = {"gpu": "accelerator", "model": "model"}
+# Picker -> {form field it stands in for: the catalogue row's attribute}. An empty field takes the
+# row's figure; the page shows that figure in the field (as its placeholder) so the learner sees it.
+PICKER_FIELDS: dict[str, dict[str, str]] = {
+    "gpu": {
+        "gpu_memory_gb": "memory_gb",
+        "memory_bandwidth_gb_s": "memory_bandwidth_gb_s",
+        "price_per_hour": "price_per_hour_usd",
+    },
+    "model": {
+        "params_b": "params_b",
+        "layers": "layers",
+        "kv_heads": "kv_heads",
+        "head_dim": "head_dim",
+        "hidden_size": "hidden_size",
+    },
+}
+PICKER_SOURCE = {"gpu": "from the GPU", "model": "from the model"}
+# Picking a row on the page empties the fields that would override it, so the pick takes effect.
+PICKER_CLEARS: dict[str, list[str]] = {
+    "gpu": list(PICKER_FIELDS["gpu"]),
+    "model": [*PICKER_FIELDS["model"], "model_gb", "kv_per_user_gb"],
+}
+
+
+PICK_GPU_HELP = "Supplies memory, bandwidth and price; a figure you type overrides it."
+PICK_MODEL_HELP = "Supplies parameters and architecture; a figure you type overrides it."
+
+
+def picker_defaults() -> dict[str, dict[str, dict[str, str]]]:
+    """For each picker, each catalogue id -> {field: the figure it supplies, as text}."""
+    cat = default_catalogue()
+    rows: dict[str, list[Any]] = {"gpu": cat.memory_devices(), "model": list(cat.models)}
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for picker, attrs in PICKER_FIELDS.items():
+        out[picker] = {
+            row.id: {
+                field: f"{getattr(row, attr):g}"
+                for field, attr in attrs.items()
+                if getattr(row, attr, None) is not None
+            }
+            for row in rows[picker]
+        }
+    return out
+
+
+def gpu_choices() -> list[tuple[str, str]]:
+    return [("", "custom (type the memory)")] + [
+        (a.id, f"{a.name} ({a.memory_gb:g} GB)") for a in default_catalogue().memory_devices()
+    ]
+
+
+def model_choices() -> list[tuple[str, str]]:
+    return [("", "custom (type the size)")] + [
+        (m.id, f"{m.name} ({m.params_b:g} B)") for m in default_catalogue().models
+    ]
