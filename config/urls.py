@@ -15,7 +15,7 @@ urlpatterns = [
     path("review/", include("quizzes.urls")),
     path("reminders/", include("quizzes.reminder_urls")),
     path("planner/", include("planner.urls")),
-    path("capstone/", include("planner.capstone_urls")),
+    path("capstone/", include("planner.capstone.urls")),
     path("admin/", admin.site.urls),
     path("healthz", health.healthz, name="healthz"),
 ]

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
 from courses.services.importer import course_import
+from planner.capstone.rubric import criterion_save, rubric_ensure
 from planner.models import Criterion, Level, Rubric
-from planner.services.capstone_rubric import criterion_save, rubric_ensure
 from quizzes.models import Choice, QuizItem, RecallSchedule
 from tests.courses.conftest import SHIPPED
 from tests.factories import (

@@ -10,9 +10,9 @@ from factory.django import DjangoModelFactory
 
 from accounts.models import User
 from courses.models import Course, Enrollment
+from planner.capstone.rubric import criterion_save, rubric_ensure
+from planner.capstone.services import worksheet_autosave, worksheet_submit
 from planner.models import CapstoneSubmission, CapstoneWorksheet, Level, Rubric, WorkloadCard
-from planner.services.capstone import worksheet_autosave, worksheet_submit
-from planner.services.capstone_rubric import criterion_save, rubric_ensure
 from tests.factories import CourseFactory, EnrollmentFactory, InstructorFactory, UserFactory
 
 

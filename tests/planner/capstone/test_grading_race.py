@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from planner.capstone.grading import ClaimHeld, submission_claim
 from planner.models import GradingClaim
-from planner.services.grading import ClaimHeld, submission_claim
 from tests.factories import InstructorFactory
 from tests.planner.factories import course_taught_by, submission_for
 

@@ -9,8 +9,7 @@ from django.core import mail
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from planner.models import Grade, GradeChange, GradingClaim
-from planner.services.grading import (
+from planner.capstone.grading import (
     CLAIM_LEASE,
     ClaimHeld,
     ClaimRequired,
@@ -21,6 +20,7 @@ from planner.services.grading import (
     grade_save_draft,
     submission_claim,
 )
+from planner.models import Grade, GradeChange, GradingClaim
 from tests.factories import InstructorFactory
 from tests.planner.factories import course_taught_by, submission_for
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.services.capstone_check import plan_check, plan_estimate, precision_name
+from planner.capstone.check import plan_check, plan_estimate, precision_name
 from tests.planner.factories import GOOD_PLAN
 
 

@@ -10,8 +10,8 @@ from django.core import mail
 from django.urls import reverse
 from django.utils import timezone
 
+from planner.capstone.grading import ScoreInput, grade_save_draft, submission_claim
 from planner.models import Criterion, Grade, GradingClaim, Level
-from planner.services.grading import ScoreInput, grade_save_draft, submission_claim
 from tests.factories import InstructorFactory, UserFactory
 from tests.planner.factories import course_taught_by, submission_for
 

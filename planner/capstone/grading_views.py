@@ -18,28 +18,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
-from planner.forms.capstone import CriterionForm, GradeForm, LevelFormSet, RubricForm
-from planner.models import CapstoneSubmission, Criterion, Grade
-from planner.selectors.capstone import submission_cards, submission_content_sections
-from planner.selectors.grading import (
-    QUEUE_STATUSES,
-    courses_taught_by,
-    grade_for,
-    grades_csv_rows,
-    live_claim_for,
-    rubric_for,
-    submissions_for_grader,
-)
-from planner.selectors.grading import (
-    grading_queue as grading_queue_select,
-)
-from planner.services.capstone_rubric import (
-    criterion_delete,
-    criterion_save,
-    rubric_ensure,
-    rubric_update,
-)
-from planner.services.grading import (
+from planner.capstone.forms import CriterionForm, GradeForm, LevelFormSet, RubricForm
+from planner.capstone.grading import (
     ClaimHeld,
     ClaimRequired,
     GradeReleasedError,
@@ -50,6 +30,26 @@ from planner.services.grading import (
     submission_claim,
     submission_unclaim,
 )
+from planner.capstone.grading_selectors import (
+    QUEUE_STATUSES,
+    courses_taught_by,
+    grade_for,
+    grades_csv_rows,
+    live_claim_for,
+    rubric_for,
+    submissions_for_grader,
+)
+from planner.capstone.grading_selectors import (
+    grading_queue as grading_queue_select,
+)
+from planner.capstone.rubric import (
+    criterion_delete,
+    criterion_save,
+    rubric_ensure,
+    rubric_update,
+)
+from planner.capstone.selectors import submission_cards, submission_content_sections
+from planner.models import CapstoneSubmission, Criterion, Grade
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.urls import path
 
-from planner.views import capstone, grading
+from planner.capstone import grading_views as grading
+from planner.capstone import views as capstone
 
 app_name = "capstone"
 

@@ -13,9 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
-from planner.forms.capstone import WorksheetForm
-from planner.models import CapstoneWorksheet
-from planner.selectors.capstone import (
+from planner.capstone.forms import WorksheetForm
+from planner.capstone.selectors import (
     capstone_courses_for,
     capstone_overview_for,
     released_grade_for,
@@ -23,13 +22,14 @@ from planner.selectors.capstone import (
     submission_content_sections,
     submissions_for_learner,
 )
-from planner.services.capstone import (
+from planner.capstone.services import (
     SubmissionNotAllowed,
     worksheet_autosave,
     worksheet_can_submit,
     worksheet_get_or_create,
     worksheet_submit,
 )
+from planner.models import CapstoneWorksheet
 
 WORKSHEET_TEMPLATE = "planner/capstone/worksheet.html"
 

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from planner.capstone.grading import ScoreInput, grade_release, grade_save_draft, submission_claim
 from planner.models import CapstoneSubmission, CapstoneWorksheet
-from planner.services.grading import ScoreInput, grade_release, grade_save_draft, submission_claim
 from tests.factories import CourseFactory, EnrollmentFactory, UserFactory
 from tests.planner.factories import (
     GOOD_PLAN,

@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from planner.capstone.grading import ScoreInput, grade_save_draft, submission_claim
 from planner.models import Grade
-from planner.services.grading import ScoreInput, grade_save_draft, submission_claim
 from tests.planner.factories import course_taught_by, submission_for
 
 pytestmark = pytest.mark.django_db

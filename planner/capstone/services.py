@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from courses.models import Course
+from planner.capstone.check import plan_check, plan_estimate
 from planner.models import (
     WORKSHEET_FIELDS,
     WORKSHEET_TEXT_FIELDS,
@@ -20,7 +21,6 @@ from planner.models import (
     Grade,
     WorkloadCard,
 )
-from planner.services.capstone_check import plan_check, plan_estimate
 
 # A plan cannot be submitted without these: the grader needs to know what it is about and
 # what it recommends.

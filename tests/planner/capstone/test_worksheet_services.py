@@ -8,13 +8,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from planner.models import CapstoneSubmission, CapstoneWorksheet, SubmissionImmutableError
-from planner.services.capstone import (
+from planner.capstone.grading import ScoreInput, grade_release, submission_claim
+from planner.capstone.services import (
     SubmissionNotAllowed,
     worksheet_autosave,
     worksheet_submit,
 )
-from planner.services.grading import ScoreInput, grade_release, submission_claim
+from planner.models import CapstoneSubmission, CapstoneWorksheet, SubmissionImmutableError
 from tests.factories import CourseFactory, UserFactory
 from tests.planner.factories import (
     WorkloadCardFactory,

@@ -10,6 +10,7 @@ from django.forms import inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from planner.capstone.grading import ScoreInput
 from planner.models import (
     WORKSHEET_FIELDS,
     WORKSHEET_NUMBER_FIELDS,
@@ -20,7 +21,6 @@ from planner.models import (
     Rubric,
     WorkloadCard,
 )
-from planner.services.grading import ScoreInput
 
 if TYPE_CHECKING:
     pass
