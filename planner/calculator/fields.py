@@ -5,38 +5,43 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django import forms
-from django.core.exceptions import ValidationError
 
+from core.bounds import Bound
+from core.forms import BoundedNumberField
 from planner.capacity import PRECISIONS
 
 
-def gt_zero(value: Decimal | int) -> None:
-    if value is not None and value <= 0:
-        raise ValidationError("must be greater than zero.", code="not_positive")
-
-
-def not_negative(value: Decimal | int) -> None:
-    if value is not None and value < 0:
-        raise ValidationError("must not be negative.", code="negative")
-
-
-def gb_field(label: str, help_text: str = "", *, allow_zero: bool = False) -> forms.DecimalField:
-    return forms.DecimalField(
+def gb_field(
+    label: str,
+    help_text: str = "",
+    *,
+    allow_zero: bool = False,
+    maximum: str = "1e6",
+    required: bool = False,
+) -> BoundedNumberField:
+    """A decimal figure with its physical range (core.bounds), checked before any arithmetic."""
+    return BoundedNumberField(
         label=label,
-        required=False,
+        required=required,
         help_text=help_text,
-        validators=[not_negative if allow_zero else gt_zero],
-        widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
+        bound=Bound(maximum=Decimal(maximum), allow_zero=allow_zero),
     )
 
 
-def int_field(label: str, help_text: str = "", *, allow_zero: bool = False) -> forms.IntegerField:
-    return forms.IntegerField(
+def int_field(
+    label: str,
+    help_text: str = "",
+    *,
+    allow_zero: bool = False,
+    maximum: int = 10**9,
+    required: bool = False,
+) -> BoundedNumberField:
+    """A whole-number figure with its physical range (core.bounds)."""
+    return BoundedNumberField(
         label=label,
-        required=False,
+        required=required,
         help_text=help_text,
-        validators=[not_negative if allow_zero else gt_zero],
-        widget=forms.NumberInput(attrs={"step": "1", "inputmode": "numeric"}),
+        bound=Bound(maximum=Decimal(maximum), allow_zero=allow_zero, integer=True),
     )
 
 

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.core.exceptions import ValidationError
 
-from planner.calculator.fields import gb_field, gt_zero, int_field, picker_field, precision_field
+from planner.calculator.fields import gb_field, int_field, picker_field, precision_field
 from planner.calculator.pickers import (
     PICK_GPU_HELP,
     PICK_MODEL_HELP,
@@ -84,34 +84,43 @@ class ServingForm(CalculatorForm):
     kind = "serving"
 
     gpu = picker_field("GPU", PICK_GPU_HELP)
-    gpu_memory_gb = gb_field("GPU memory (GB)", "Overrides the GPU's memory. GB = 10⁹ bytes.")
+    gpu_memory_gb = gb_field(
+        "GPU memory (GB)", "Overrides the GPU's memory. GB = 10⁹ bytes.", maximum="10000"
+    )
     model = picker_field("Model", PICK_MODEL_HELP)
     model_gb = gb_field(
-        "Weights (GB)", "The weight size, if you know it; else parameters × precision."
+        "Weights (GB)",
+        "The weight size, if you know it; else parameters × precision.",
+        maximum="100000",
     )
-    params_b = gb_field("Parameters (billions)")
+    params_b = gb_field("Parameters (billions)", maximum="100000")
     weight_precision = precision_field(
         "Weight precision", "fp32 4 bytes, bf16/fp16 2, fp8/int8 1, int4 0.5."
     )
-    overhead_gb = gb_field("Runtime overhead (GB)", allow_zero=True)
+    overhead_gb = gb_field("Runtime overhead (GB)", allow_zero=True, maximum="10000")
     kv_per_user_gb = gb_field(
-        "KV cache per user (GB)", "Leave empty to compute it from the architecture."
+        "KV cache per user (GB)",
+        "Leave empty to compute it from the architecture.",
+        maximum="10000",
     )
-    layers = int_field("Layers")
+    layers = int_field("Layers", maximum=10_000)
     kv_heads = int_field(
-        "KV heads", "Grouped-query attention: fewer KV heads than attention heads."
+        "KV heads",
+        "Grouped-query attention: fewer KV heads than attention heads.",
+        maximum=10_000,
     )
-    head_dim = int_field("Head dimension")
+    head_dim = int_field("Head dimension", maximum=100_000)
     kv_precision = precision_field("KV cache precision", "Usually bf16; fp8 halves it.")
-    context_tokens = int_field("Context tokens per user")
-    users = int_field("Concurrent users (target)", allow_zero=True)
+    context_tokens = int_field("Context tokens per user", maximum=100_000_000)
+    users = int_field("Concurrent users (target)", allow_zero=True, maximum=100_000_000)
     memory_bandwidth_gb_s = gb_field("Memory bandwidth (GB/s)", "Overrides the GPU's bandwidth.")
     min_decode_tokens_per_s = gb_field("Decode speed target (tokens/s per stream)")
     latency_target_ms = int_field(
         "Latency target (ms per request)",
         "With the output length, sets the decode speed a request needs.",
+        maximum=86_400_000,
     )
-    output_tokens = int_field("Output tokens per request")
+    output_tokens = int_field("Output tokens per request", maximum=100_000_000)
 
 
 class TrainingForm(CalculatorForm):
@@ -128,14 +137,14 @@ class TrainingForm(CalculatorForm):
             ("qlora", "QLoRA (4-bit base)"),
         ],
     )
-    lora_rank = int_field("LoRA rank")
+    lora_rank = int_field("LoRA rank", maximum=1_000_000)
     lora_targets = forms.ChoiceField(
         label="LoRA targets",
         required=False,
         choices=[("", "not given (attention)"), *((t, t.replace("_", " ")) for t in LORA_TARGETS)],
     )
     batch_size = int_field("Batch size (sequences per step)")
-    seq_len = int_field("Sequence length (tokens)")
+    seq_len = int_field("Sequence length (tokens)", maximum=100_000_000)
     checkpointing = forms.TypedChoiceField(
         label="Activation checkpointing",
         required=False,
@@ -143,10 +152,10 @@ class TrainingForm(CalculatorForm):
         coerce=lambda v: v == "true",
         empty_value=None,
     )
-    hidden_size = int_field("Hidden size", "Overrides the model's hidden size.")
-    layers = int_field("Layers", "Overrides the model's layer count.")
+    hidden_size = int_field("Hidden size", "Overrides the model's hidden size.", maximum=1_000_000)
+    layers = int_field("Layers", "Overrides the model's layer count.", maximum=10_000)
     gpu = picker_field("GPU", PICK_GPU_HELP)
-    gpu_memory_gb = gb_field("GPU memory (GB)")
+    gpu_memory_gb = gb_field("GPU memory (GB)", maximum="10000")
     tokens_per_s = gb_field("Measured training tokens/s")
     mfu = gb_field(
         "Model FLOPs utilisation (0-1)", "Used with the GPU's TFLOPS when tokens/s is not measured."
@@ -170,21 +179,21 @@ class TrainingForm(CalculatorForm):
 class BatchForm(CalculatorForm):
     kind = "batch"
 
-    items = forms.IntegerField(label="Items (e.g. chunks to embed)", validators=[gt_zero])
-    window_hours = forms.DecimalField(
-        label="Window (hours)",
-        validators=[gt_zero],
-        widget=forms.NumberInput(attrs={"step": "any"}),
+    items = int_field("Items (e.g. chunks to embed)", maximum=10**12, required=True)
+    window_hours = gb_field("Window (hours)", maximum="100000", required=True)
+    items_per_s = gb_field(
+        "Items per second per worker", "Measured, or your assumption.", maximum="1e9"
     )
-    items_per_s = gb_field("Items per second per worker", "Measured, or your assumption.")
-    retry_margin = gb_field("Retry margin (fraction, e.g. 0.2)", allow_zero=True)
+    retry_margin = gb_field("Retry margin (fraction, e.g. 0.2)", allow_zero=True, maximum="100")
     price_per_hour = gb_field("Price per worker-hour (USD)")
     workers = int_field("Workers available", "Leave empty to size the pool.")
     tokens_per_item = int_field(
-        "Input tokens per item", "Prices the same job on the catalogue's managed API, to compare."
+        "Input tokens per item",
+        "Prices the same job on the catalogue's managed API, to compare.",
+        maximum=100_000_000,
     )
     output_tokens_per_item = int_field(
-        "Output tokens per item", "0 for embeddings.", allow_zero=True
+        "Output tokens per item", "0 for embeddings.", allow_zero=True, maximum=100_000_000
     )
 
 
