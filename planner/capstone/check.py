@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from planner.capacity import CapacityInputError, ServingInputs, estimate_serving
+from planner.capacity.units import BYTES_PER_ELEMENT
 
 # The source: "Good advice names workload, framework, model size, precision, context length,
 # batch size, concurrency, latency target, data pipeline, autoscaling behavior, and budget."
@@ -43,7 +44,6 @@ PRECISION_NAMES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(fp|float)\s*16|half", re.I), "fp16"),
     (re.compile(r"(fp|float)\s*32|tf32|single", re.I), "fp32"),
 )
-BYTES_PER_PARAM = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 # Weights that differ from parameters × precision by more than this share are flagged.
 WEIGHTS_TOLERANCE = 0.25
 
@@ -179,7 +179,7 @@ def plan_check(content: dict[str, Any]) -> PlanCheck:
     params = _number(content, "params_billion")
     precision = inputs.weight_precision
     if model_gb is not None and params is not None and precision is not None:
-        expected = params * BYTES_PER_PARAM[precision]
+        expected = params * float(BYTES_PER_ELEMENT[precision])
         if expected > 0 and abs(model_gb - expected) / expected > WEIGHTS_TOLERANCE:
             check.findings.append(
                 Finding(

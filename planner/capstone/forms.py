@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django import forms
 from django.db import models
@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from planner.capstone.grading import ScoreInput
+from planner.cards.selectors import workload_cards_owned_by
 from planner.models import (
     WORKSHEET_FIELDS,
     WORKSHEET_NUMBER_FIELDS,
@@ -21,9 +22,6 @@ from planner.models import (
     Rubric,
     WorkloadCard,
 )
-
-if TYPE_CHECKING:
-    pass
 
 HELP = {
     "feature": _(
@@ -80,7 +78,7 @@ class WorksheetForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         cards = self.fields["workload_cards"]
         assert isinstance(cards, forms.ModelMultipleChoiceField)
-        cards.queryset = WorkloadCard.objects.filter(owner=learner).order_by("name")
+        cards.queryset = workload_cards_owned_by(user=learner)
         cards.label_from_instance = _card_label  # type: ignore[method-assign,assignment]
         for name in WORKSHEET_NUMBER_FIELDS:
             self.fields[name].widget.attrs.update(

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from planner.capstone.rubric import rubric_max_points
 from planner.models import (
     CapstoneSubmission,
     Criterion,
@@ -143,9 +144,7 @@ def _apply(*, grade: Grade, scores: list[ScoreInput], overall_feedback: str) -> 
         )
     grade.overall_feedback = overall_feedback.strip()
     grade.total_points = sum(s.points for s in grade.scores.filter(level__isnull=False))
-    grade.max_points = sum(
-        max((lv.points for lv in c.levels.all()), default=0) for c in criteria.values()
-    )
+    grade.max_points = rubric_max_points(criteria.values())
     grade.save()
 
 

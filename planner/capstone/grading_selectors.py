@@ -21,7 +21,8 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from courses.models import Course, Enrollment
+from courses.models import Course
+from courses.selectors import courses_taught_by
 from planner.models import (
     CapstoneSubmission,
     Criterion,
@@ -39,22 +40,10 @@ QUEUE_STATUSES = (
 )
 
 
-def courses_taught_by(*, user: User) -> QuerySet[Course]:
-    """Courses the user teaches (staff: every course)."""
-    if user.is_staff:
-        return Course.objects.order_by("title")
-    return (
-        Course.objects.filter(enrollments__user=user, enrollments__role=Enrollment.Role.INSTRUCTOR)
-        .distinct()
-        .order_by("title")
-    )
-
-
 def submissions_for_grader(*, user: User) -> QuerySet[CapstoneSubmission]:
     """Submissions in the courses the user teaches: another course's id is a 404."""
-    return CapstoneSubmission.objects.filter(
-        course__in=courses_taught_by(user=user)
-    ).select_related("course", "learner")
+    taught = courses_taught_by(user=user).values("pk")
+    return CapstoneSubmission.objects.filter(course__in=taught).select_related("course", "learner")
 
 
 def _with_status(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.forms import BaseInlineFormSet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
+from courses.selectors import courses_taught_by
 from planner.capstone.forms import CriterionForm, GradeForm, LevelFormSet, RubricForm
 from planner.capstone.grading import (
     ClaimHeld,
@@ -32,7 +34,6 @@ from planner.capstone.grading import (
 )
 from planner.capstone.grading_selectors import (
     QUEUE_STATUSES,
-    courses_taught_by,
     grade_for,
     grades_csv_rows,
     live_claim_for,
@@ -43,13 +44,17 @@ from planner.capstone.grading_selectors import (
     grading_queue as grading_queue_select,
 )
 from planner.capstone.rubric import (
+    LevelInput,
     criterion_delete,
+    criterion_levels_save,
     criterion_save,
+    rubric_default_title,
     rubric_ensure,
+    rubric_max_points,
     rubric_update,
 )
 from planner.capstone.selectors import submission_cards, submission_content_sections
-from planner.models import CapstoneSubmission, Criterion, Grade
+from planner.models import CapstoneSubmission, Criterion, Grade, Rubric
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -143,7 +148,7 @@ def _grade_page(
         "mine": claim_obj is not None and claim_obj.grader_id == request.user.pk,
         "released": grade is not None and grade.status == Grade.Status.RELEASED,
         "changes": list(grade.changes.all()[:20]) if grade else [],
-        "max_points": sum(max((lv.points for lv in c.levels.all()), default=0) for c in criteria),
+        "max_points": rubric_max_points(criteria),
     }
     return render(request, "planner/capstone/grade.html", context, status=status)
 
@@ -226,10 +231,14 @@ def grades_export(request: AuthenticatedHttpRequest, course_slug: str) -> HttpRe
 def rubric_edit(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     """The course's rubric: its title, its criteria (each links to its levels), add a criterion."""
     course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
-    rubric = rubric_ensure(course=course)
+    # A GET writes nothing: the rubric is created by the first POST that needs it.
+    existing = rubric_for(course=course)
+    rubric = existing or Rubric(course=course, title=rubric_default_title(course=course))
     rubric_form = RubricForm(instance=rubric, prefix="rubric")
-    criterion_form = CriterionForm(prefix="new", initial={"position": rubric.criteria.count() + 1})
+    position = len(existing.criteria.all()) + 1 if existing else 1
+    criterion_form = CriterionForm(prefix="new", initial={"position": position})
     if request.method == "POST":
+        rubric = rubric_ensure(course=course)
         if "rubric-title" in request.POST:
             rubric_form = RubricForm(request.POST, instance=rubric, prefix="rubric")
             if rubric_form.is_valid():
@@ -258,6 +267,27 @@ def rubric_edit(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResp
     return render(request, "planner/capstone/rubric.html", context, status=status)
 
 
+def _level_inputs(levels: BaseInlineFormSet) -> list[LevelInput]:
+    """The formset's filled-in levels as plain values (blank extra forms left out)."""
+    out = []
+    for data in levels.cleaned_data:
+        if not data or (data.get("DELETE") and data.get("id") is None):
+            continue
+        level = data.get("id")
+        out.append(
+            LevelInput(
+                level_id=level.pk if level is not None else None,
+                key=data["key"],
+                title=data["title"],
+                points=data["points"],
+                description=data.get("description") or "",
+                position=data.get("position") or 0,
+                delete=bool(data.get("DELETE")),
+            )
+        )
+    return out
+
+
 @require_http_methods(["GET", "POST"])
 @instructor_required
 def criterion_edit(
@@ -282,8 +312,9 @@ def criterion_edit(
         levels = LevelFormSet(request.POST, instance=criterion)
         if form.is_valid() and levels.is_valid():
             try:
-                criterion_save(rubric=criterion.rubric, criterion=criterion, data=form.cleaned_data)
-                levels.save()
+                criterion_levels_save(
+                    criterion=criterion, data=form.cleaned_data, levels=_level_inputs(levels)
+                )
             except ValidationError as exc:
                 form.add_error(None, exc)
             else:

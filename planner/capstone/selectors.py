@@ -42,8 +42,9 @@ def released_grade_for(*, submission: CapstoneSubmission) -> Grade | None:
     )
 
 
-def workload_cards_for(*, learner: User) -> QuerySet[WorkloadCard]:
-    return WorkloadCard.objects.filter(owner=learner).order_by("name")
+def worksheet_for(*, learner: User, course: Course) -> CapstoneWorksheet | None:
+    """The learner's draft for the course, or None before their first save."""
+    return CapstoneWorksheet.objects.filter(learner=learner, course=course).first()
 
 
 @dataclass

@@ -68,7 +68,7 @@ def worksheet_autosave(
 
 def worksheet_can_submit(*, worksheet: CapstoneWorksheet) -> tuple[bool, str]:
     """A first version any time; a new one once the latest version's grade is released."""
-    latest = worksheet.submissions.order_by("-version").first()
+    latest = worksheet.submissions.order_by("-version").first() if worksheet.pk else None
     if latest is None:
         return True, ""
     released = Grade.objects.filter(submission=latest, status=Grade.Status.RELEASED).exists()

@@ -21,6 +21,7 @@ from planner.capstone.selectors import (
     submission_cards,
     submission_content_sections,
     submissions_for_learner,
+    worksheet_for,
 )
 from planner.capstone.services import (
     SubmissionNotAllowed,
@@ -50,7 +51,10 @@ def _worksheet_page(
 ) -> HttpResponse:
     """The worksheet; with a bound form, its errors (draft_saved: saved, but not submitted)."""
     course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
-    worksheet = worksheet_get_or_create(learner=request.user, course=course)
+    # A GET writes nothing: before the first save the page shows an unsaved, empty draft.
+    worksheet = worksheet_for(learner=request.user, course=course) or CapstoneWorksheet(
+        learner=request.user, course=course
+    )
     form = form or WorksheetForm(instance=worksheet, learner=request.user)
     can_submit, submit_blocked_reason = worksheet_can_submit(worksheet=worksheet)
     context = {
@@ -59,7 +63,7 @@ def _worksheet_page(
         "form": form,
         "can_submit": can_submit,
         "submit_blocked_reason": submit_blocked_reason,
-        "submissions": worksheet.submissions.order_by("-version"),
+        "submissions": worksheet.submissions.order_by("-version") if worksheet.pk else [],
         "draft_saved": draft_saved,
     }
     return render(request, WORKSHEET_TEMPLATE, context, status=400 if form.errors else 200)
