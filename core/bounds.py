@@ -13,6 +13,8 @@ from decimal import Decimal, InvalidOperation
 
 # Longer than any honest figure ("123456789.123456789" is 19); refused before parsing.
 MAX_INPUT_CHARS = 40
+# Wider ints are refused before they are turned into text.
+MAX_INT_BITS = 128
 # Below this a positive figure is a typo (or an attack), whatever its unit.
 SMALLEST_POSITIVE = Decimal("1e-9")
 POSITIVE = "must be greater than zero."
@@ -60,6 +62,11 @@ class Bound:
 
 def bounded_number(raw: object, *, field: str, bound: Bound) -> Decimal:
     """Parse `raw` (text, int, float or Decimal) into a Decimal within `bound`."""
+    if isinstance(raw, bool):
+        raise BoundError(field, "Enter a number.")
+    if isinstance(raw, int) and raw.bit_length() > MAX_INT_BITS:
+        # str() of such an int is itself slow (and refused past 4300 digits).
+        raise BoundError(field, f"must be {bound.describe()}.")
     text = str(raw).strip()
     if not text or len(text) > MAX_INPUT_CHARS:
         raise BoundError(

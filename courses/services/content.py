@@ -22,8 +22,21 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
+
+from core.bounds import Bound, BoundError, bounded_number
+from core.ranges import (
+    CONTENT_FIGURE,
+    DAILY_NEW_LIMIT,
+    DAILY_REVIEW_LIMIT,
+    DESIRED_RETENTION,
+    MAX_STEPS,
+    MAXIMUM_INTERVAL_DAYS,
+    STEP_MINUTES,
+    STEP_TOO_LONG,
+)
 
 MANIFEST = "course.toml"
 SLUG_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -290,6 +303,7 @@ class _Table:
         integer: bool = False,
         low: float | None = None,
         high: float | None = None,
+        bound: Bound = CONTENT_FIGURE,
     ) -> float:
         if key not in self.data:
             if default is None:
@@ -302,22 +316,41 @@ class _Table:
             or (integer and not isinstance(raw, int))
         ):
             raise self._wrong(key, "an integer" if integer else "a number")
-        value: float = raw
-        if (low is not None and value < low) or (high is not None and value > high):
-            bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
-            raise self._wrong(key, f"{bounds} (got {value})")
-        return value
+        low_d = Decimal(low) if low is not None else _low(bound)
+        high_d = Decimal(high) if high is not None else bound.maximum
+        value = _bounded(raw, low=low_d, high=high_d, bound=bound)
+        if value is None:
+            got = f"an integer of {raw.bit_length()} bits" if isinstance(raw, int) else raw
+            raise self._wrong(key, f"between {_plain(low_d)} and {_plain(high_d)} (got {got})")
+        return int(value) if integer else float(value)
 
-    def integer(self, key: str, *, default: int | None = None, low: int = 0) -> int:
-        return int(self.number(key, default=default, integer=True, low=low))
+    def integer(
+        self, key: str, *, default: int | None = None, low: int = 0, high: int = 10**9
+    ) -> int:
+        return int(self.number(key, default=default, integer=True, low=low, high=high))
+
+    def bounded_integer(self, key: str, *, default: int, bound: Bound) -> int:
+        return int(self.number(key, default=default, integer=True, bound=bound))
 
     def steps(self, key: str, default: list[float]) -> list[float]:
         value = self.data.get(key, default)
-        if not isinstance(value, list) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in value
-        ):
-            raise self._wrong(key, "a list of positive numbers of minutes")
-        return list(value)
+        if not isinstance(value, list) or len(value) > MAX_STEPS:
+            raise self._wrong(key, f"a list of at most {MAX_STEPS} steps in minutes")
+        steps = []
+        low, high = _low(STEP_MINUTES), STEP_MINUTES.maximum
+        for i, raw in enumerate(value):
+            step = None
+            if isinstance(raw, int | float) and not isinstance(raw, bool):
+                step = _bounded(raw, low=low, high=high, bound=STEP_MINUTES)
+            if step is None:
+                got = f"an integer of {raw.bit_length()} bits" if isinstance(raw, int) else raw
+                raise self.doc.error(
+                    (*self.path, key),
+                    f"'{_dotted((*self.path, key, i))}' must be between {_plain(low)} and "
+                    f"{_plain(high)} minutes: {STEP_TOO_LONG} (got {got})",
+                )
+            steps.append(float(step))
+        return steps
 
     def tables(self, key: str, allowed: set[str], *, required: bool = True) -> list[_Table]:
         if key not in self.data:
@@ -335,6 +368,28 @@ class _Table:
         if key not in self.data:
             return None
         return _Table(self.doc, (*self.path, key), self.data[key], allowed)
+
+
+def _low(bound: Bound) -> Decimal:
+    return Decimal(0) if bound.allow_zero else bound.minimum
+
+
+def _plain(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def _bounded(raw: int | float, *, low: Decimal, high: Decimal, bound: Bound) -> Decimal | None:
+    """`raw` as a Decimal in [low, high], or None; nan, inf and huge integers never get far."""
+    if isinstance(raw, int) and raw.bit_length() > 64:
+        return None
+    try:
+        value = bounded_number(abs(raw), field="", bound=bound)
+    except BoundError:
+        if raw != 0 or not low <= 0:
+            return None
+        value = Decimal(0)
+    value = -value if raw < 0 else value
+    return value if low <= value <= high else None
 
 
 def _unique(tables: list[_Table], key: str, values: list[str], what: str) -> None:
@@ -419,7 +474,7 @@ def _load_items(file: Path) -> tuple[ItemSpec, ...]:
         elif "choices" in t.data:
             raise t.doc.error((*t.path, "choices"), f"a {kind} item has no choices")
         if kind == "numeric":
-            expected = t.number("expected_value")
+            expected = t.number("expected_value", low=-(10**15))
         if kind == "free_recall":
             t.text("model_answer")
         items.append(
@@ -477,7 +532,7 @@ def course_content_load(*, folder: Path) -> CourseSpec:
                 title=lt.text("title", max_length=200),
                 objective=lt.text("objective"),
                 decision=lt.text("decision", required=False),
-                estimated_minutes=lt.integer("estimated_minutes", default=10, low=1),
+                estimated_minutes=lt.integer("estimated_minutes", default=10, low=1, high=600),
                 body_markdown=body,
                 items=items,
             )
@@ -503,7 +558,7 @@ def course_content_load(*, folder: Path) -> CourseSpec:
                 LevelSpec(
                     key=lv.slug("key", max_length=60),
                     title=lv.text("title", max_length=120),
-                    points=lv.integer("points"),
+                    points=lv.integer("points", high=1000),
                     description=lv.text("description", required=False),
                 )
                 for lv in level_tables
@@ -534,12 +589,16 @@ def course_content_load(*, folder: Path) -> CourseSpec:
         title=course.text("title", max_length=200),
         summary=course.text("summary", required=False),
         is_published=course.boolean("is_published", default=True),
-        desired_retention=sched.number("desired_retention", default=0.9, low=0.7, high=0.97),
+        desired_retention=sched.number("desired_retention", default=0.9, bound=DESIRED_RETENTION),
         learning_steps_minutes=sched.steps("learning_steps_minutes", [1, 10]),
         relearning_steps_minutes=sched.steps("relearning_steps_minutes", [10]),
-        maximum_interval_days=sched.integer("maximum_interval_days", default=36500, low=1),
-        daily_new_limit=sched.integer("daily_new_limit", default=20),
-        daily_review_limit=sched.integer("daily_review_limit", default=200),
+        maximum_interval_days=sched.bounded_integer(
+            "maximum_interval_days", default=36500, bound=MAXIMUM_INTERVAL_DAYS
+        ),
+        daily_new_limit=sched.bounded_integer("daily_new_limit", default=20, bound=DAILY_NEW_LIMIT),
+        daily_review_limit=sched.bounded_integer(
+            "daily_review_limit", default=200, bound=DAILY_REVIEW_LIMIT
+        ),
         modules=tuple(modules),
         rubric=rubric,
         content_hash=digest.hexdigest(),

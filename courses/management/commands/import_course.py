@@ -23,7 +23,7 @@ class Command(BaseCommand):
         try:
             report = course_import(folder=options["path"])
         except ContentError as exc:
-            raise CommandError(f"Import failed, nothing was written. {exc}") from exc
+            raise CommandError(f"Import failed, nothing was written. {exc}", returncode=2) from exc
         course = report.course
         for line in report.kept:
             self.stderr.write(self.style.WARNING(line))
