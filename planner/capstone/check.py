@@ -15,7 +15,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from planner.capacity import CapacityInputError, ServingInputs, estimate_serving
+from planner.calculator.runs import calculation_run
+from planner.capacity import CapacityInputError, ServingEstimate
 from planner.capacity.units import BYTES_PER_ELEMENT
 
 # The source: "Good advice names workload, framework, model size, precision, context length,
@@ -88,7 +89,7 @@ def precision_name(text: str) -> str | None:
     return None
 
 
-def plan_serving_inputs(content: dict[str, Any]) -> ServingInputs:
+def plan_serving_inputs(content: dict[str, Any]) -> dict[str, Any]:
     """The engine's serving inputs from the worksheet's numbers (None where the plan is silent)."""
     kv_user = _number(content, "kv_per_user_gb")
     context = _number(content, "context_tokens")
@@ -99,7 +100,7 @@ def plan_serving_inputs(content: dict[str, Any]) -> ServingInputs:
     concurrency = _number(content, "concurrency")
     model_gb = _number(content, "model_gb")
     params = _number(content, "params_billion")
-    return ServingInputs(
+    return dict(
         gpu_memory_gb=_number(content, "gpu_memory_gb"),
         model_gb=model_gb,
         # Given weights win; parameters × precision fill in when the weights are not given.
@@ -112,10 +113,16 @@ def plan_serving_inputs(content: dict[str, Any]) -> ServingInputs:
     )
 
 
+def _plan_run(inputs: dict[str, Any]) -> ServingEstimate:
+    estimate = calculation_run("serving", inputs)
+    assert isinstance(estimate, ServingEstimate)
+    return estimate
+
+
 def plan_estimate(content: dict[str, Any]) -> dict[str, Any]:
     """The calculator's result for the plan (the engine's JSON), or {} without enough numbers."""
     try:
-        return dict(estimate_serving(plan_serving_inputs(content)).to_dict())
+        return dict(_plan_run(plan_serving_inputs(content)).to_dict())
     except CapacityInputError:
         return {}
 
@@ -129,18 +136,9 @@ def plan_check(content: dict[str, Any]) -> PlanCheck:
         ):
             check.missing_assumptions.append(label)
     inputs = plan_serving_inputs(content)
-    check.inputs = {
-        "gpu_memory_gb": inputs.gpu_memory_gb,
-        "model_gb": inputs.model_gb,
-        "params_b": inputs.params_b,
-        "weight_precision": inputs.weight_precision,
-        "overhead_gb": inputs.overhead_gb,
-        "kv_per_user_gb": inputs.kv_per_user_gb,
-        "context_tokens": inputs.context_tokens,
-        "users": inputs.users,
-    }
+    check.inputs = inputs
     try:
-        estimate = estimate_serving(inputs)
+        estimate = _plan_run(inputs)
     except CapacityInputError as exc:
         check.findings.append(
             Finding(
@@ -177,7 +175,7 @@ def plan_check(content: dict[str, Any]) -> PlanCheck:
         )
     model_gb = _number(content, "model_gb")
     params = _number(content, "params_billion")
-    precision = inputs.weight_precision
+    precision = inputs["weight_precision"]
     if model_gb is not None and params is not None and precision is not None:
         expected = params * float(BYTES_PER_ELEMENT[precision])
         if expected > 0 and abs(model_gb - expected) / expected > WEIGHTS_TOLERANCE:
