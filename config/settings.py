@@ -14,24 +14,28 @@ import environ
 from django.utils.csp import CSP
 from kombu import Exchange, Queue
 
+from core.secret_key import development_secret_key
+
 # Lets generic classes such as ModelAdmin[Model] and ModelForm[Model] be subscripted at run time.
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
 
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 
 ENVIRONMENT = env.str("DJANGO_ENV", default="development")
 IS_PRODUCTION = ENVIRONMENT == "production"
 
-DEBUG = env.bool("DEBUG", default=not IS_PRODUCTION)
-# Production has no default: a missing SECRET_KEY must stop the process.
+# Only when asked for: DEBUG's error page lists the environment (database and mail passwords).
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+# Production has no default: a missing SECRET_KEY must stop the process. Elsewhere a key is
+# generated once into var/, so a key in the code can never forge a development site's links.
 SECRET_KEY = (
     env.str("SECRET_KEY")
     if IS_PRODUCTION
-    else env.str("SECRET_KEY", default="dev-only-insecure-key-never-use-in-production-0123456789")
+    else env.str("SECRET_KEY", default="") or development_secret_key(var_dir=VAR_DIR)
 )
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS",
@@ -165,6 +169,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=VAR_DIR / "static")
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# DEBUG is off by default, so the development server's static files come from whitenoise.
+WHITENOISE_USE_FINDERS = not IS_PRODUCTION
 # Production: collectstatic writes hashed, compressed copies that whitenoise serves from the web
 # process with far-future cache headers (make serve runs it; the web server only reads them).
 STORAGES = {
