@@ -7,6 +7,7 @@ import re
 import pytest
 import time_machine
 from django.core import mail
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -146,3 +147,16 @@ def test_pause_counts_days_as_the_learners_learning_day(client: Client, learner:
         )
     learner.refresh_from_db()
     assert str(learner.reminders_paused_until) == "2026-03-10"
+
+
+def test_account_emails_speak_as_the_product_not_the_host(client: Client) -> None:
+    """Issue #14: the verification email opened with "Hello from 127.0.0.1:8100!"."""
+    cache.clear()  # the sign-up rate limit counts this client's earlier sign-ups
+    client.post(
+        reverse("account_signup"),
+        {"email": "greeted@example.com", "password1": PASSWORD, "password2": PASSWORD},
+    )
+    body = mail.outbox[0].body
+    assert body.startswith("Hello from Recall!")
+    assert "testserver" not in body.splitlines()[0]
+    assert mail.outbox[0].subject.startswith("[Recall] ")
