@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from planner.capstone.grading import grade_release_email_send
+from planner.capstone.grade_email import grade_release_email_send
 
 
 @shared_task(

@@ -6,12 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
 from django.db import transaction
-from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -25,6 +21,7 @@ from planner.models import (
     GradingClaim,
     Level,
 )
+from planner.tasks import grade_released_notify
 
 # Long enough to read a one-page plan and grade it; short enough that an abandoned claim frees
 # itself before the next grading session.
@@ -163,8 +160,6 @@ def _record(
 
 
 def _enqueue_release_email(grade: Grade) -> None:
-    from planner.tasks import grade_released_notify
-
     transaction.on_commit(lambda: grade_released_notify.delay(grade.pk))
 
 
@@ -277,27 +272,3 @@ def grade_regrade(
         )
         _enqueue_release_email(grade)
         return grade
-
-
-def grade_release_email_send(*, grade_id: int) -> bool:
-    """Email the learner that their grade is out. Only a released grade is ever sent."""
-    grade = (
-        Grade.objects.select_related("submission__learner", "submission__course")
-        .filter(pk=grade_id, status=Grade.Status.RELEASED)
-        .first()
-    )
-    if grade is None:
-        return False
-    submission = grade.submission
-    context = {
-        "grade": grade,
-        "submission": submission,
-        "learner": submission.learner,
-        "course": submission.course,
-        "url": settings.SITE_URL
-        + reverse("capstone:submission", kwargs={"submission_id": submission.pk}),
-    }
-    subject = render_to_string("planner/email/grade_released_subject.txt", context).strip()
-    body = render_to_string("planner/email/grade_released.txt", context)
-    send_mail(subject, body, None, [submission.learner.email])
-    return True

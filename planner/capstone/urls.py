@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from planner.capstone import grading_views as grading
+from planner.capstone import rubric_views
 from planner.capstone import views as capstone
 
 app_name = "capstone"
@@ -26,10 +27,10 @@ urlpatterns = [
     path("grading/<int:submission_id>/claim/", grading.claim, name="claim"),
     path("grading/<int:submission_id>/unclaim/", grading.unclaim, name="unclaim"),
     path("grading/<int:submission_id>/save/", grading.grade_save, name="grade_save"),
-    path("courses/<slug:course_slug>/rubric/", grading.rubric_edit, name="rubric"),
+    path("courses/<slug:course_slug>/rubric/", rubric_views.rubric_edit, name="rubric"),
     path(
         "courses/<slug:course_slug>/rubric/criteria/<int:criterion_id>/",
-        grading.criterion_edit,
+        rubric_views.criterion_edit,
         name="criterion",
     ),
     path("courses/<slug:course_slug>/grades.csv", grading.grades_export, name="export"),
