@@ -142,9 +142,9 @@ def main() -> int:
     import redis
     from django.utils import timezone
 
-    from quizzes.models import ReminderDigest
     from quizzes.selectors import reminders as selectors
     from quizzes.services import reminders as services
+    from reminders.models import ReminderDigest
 
     try:
         build(

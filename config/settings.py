@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "courses",
     "quizzes",
     "planner",
+    "reminders",
 ]
 
 MIDDLEWARE = [
@@ -281,7 +282,7 @@ CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "reminders-scan": {
-        "task": "quizzes.tasks.reminders_scan",
+        "task": "reminders.tasks.reminders_scan",
         "schedule": env.float("REMINDER_SCAN_SECONDS", default=300.0),
         "options": {"queue": "default", "expires": 240},
     },

@@ -13,7 +13,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("courses/", include("courses.urls")),
     path("review/", include("quizzes.urls")),
-    path("reminders/", include("quizzes.reminder_urls")),
+    path("reminders/", include("reminders.urls")),
     path("planner/", include("planner.urls")),
     path("capstone/", include("planner.capstone.urls")),
     path("admin/", admin.site.urls),

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db import models
 from django.http import HttpRequest
 
-from quizzes.models import Choice, QuizItem, RecallSchedule, ReminderDigest, ReviewLog
+from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
 
 
 class ChoiceInline(admin.TabularInline[Choice, QuizItem]):
@@ -21,7 +22,9 @@ class QuizItemAdmin(admin.ModelAdmin[QuizItem]):
     inlines = [ChoiceInline]
 
 
-class ReadOnlyAdmin[M: RecallSchedule | ReviewLog | ReminderDigest](admin.ModelAdmin[M]):
+class ReadOnlyAdmin[M: models.Model](admin.ModelAdmin[M]):
+    """Recall data and outbox rows move only through their services."""
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -42,11 +45,3 @@ class ReviewLogAdmin(ReadOnlyAdmin[ReviewLog]):
     list_select_related = ["learner", "item"]
     list_filter = ["rating", "source"]
     search_fields = ["learner__email", "item__key"]
-
-
-@admin.register(ReminderDigest)
-class ReminderDigestAdmin(ReadOnlyAdmin[ReminderDigest]):
-    list_display = ["learner", "local_date", "status", "attempts", "due_count", "sent_at"]
-    list_select_related = ["learner"]
-    list_filter = ["status", "local_date"]
-    search_fields = ["learner__email", "message_id"]

@@ -1,4 +1,4 @@
-"""Quiz items, each learner's recall schedule for them, the review log, and reminder digests."""
+"""Quiz items, each learner's recall schedule for them, and the review log."""
 
 from __future__ import annotations
 
@@ -178,44 +178,3 @@ class ReviewUndo(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner} undid review {self.log_id} at {self.undone_at:%Y-%m-%d %H:%M}"
-
-
-class ReminderDigest(models.Model):
-    """Outbox row: at most one recall digest per learner per local date."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", _("Pending")
-        SENDING = "sending", _("Sending")
-        SENT = "sent", _("Sent")
-        FAILED = "failed", _("Failed")
-        SKIPPED = "skipped", _("Skipped")
-
-    learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reminder_digests"
-    )
-    local_date = models.DateField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    due_count = models.PositiveIntegerField(default=0)
-    first_item = models.ForeignKey(
-        QuizItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    attempts = models.PositiveSmallIntegerField(default=0)
-    message_id = models.CharField(max_length=255, blank=True)
-    last_error = models.TextField(blank=True)
-    # Every state change, appended: [{"at": iso, "status": ..., "note": ...}, ...]
-    history = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["learner", "local_date"], name="digest_unique_per_local_date"
-            )
-        ]
-        indexes = [models.Index(fields=["status", "created_at"], name="digest_status_created")]
-
-    def __str__(self) -> str:
-        return f"Digest for {self.learner} on {self.local_date} ({self.status})"

@@ -11,9 +11,9 @@ from django.core import mail
 from django.utils import timezone
 
 from quizzes.models import ReviewLog
-from quizzes.services.reminders import digests_scan
+from reminders.outbox import digests_scan
 from tests.conftest import ARTIFACTS
-from tests.quizzes.reminder_factories import learner_due
+from tests.reminders.factories import learner_due
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -18,10 +18,13 @@ def staff_client(client: Client) -> Client:
     return client
 
 
-@pytest.mark.parametrize("model", ["quizitem", "recallschedule", "reviewlog", "reminderdigest"])
+@pytest.mark.parametrize(
+    "model",
+    ["quizzes_quizitem", "quizzes_recallschedule", "quizzes_reviewlog", "reminders_reminderdigest"],
+)
 def test_admin_changelists_render(staff_client: Client, model: str) -> None:
     RecallScheduleFactory()
-    assert staff_client.get(reverse(f"admin:quizzes_{model}_changelist")).status_code == 200
+    assert staff_client.get(reverse(f"admin:{model}_changelist")).status_code == 200
 
 
 def test_recall_schedules_cannot_be_added_or_edited_in_admin(staff_client: Client) -> None:

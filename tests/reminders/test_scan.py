@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from quizzes.models import ReminderDigest
-from quizzes.selectors.reminders import digest_candidates, digest_local_date
-from quizzes.services.reminders import digests_scan
-from tests.quizzes.reminder_factories import learner_due
+from reminders.models import ReminderDigest
+from reminders.outbox import digests_scan
+from reminders.selectors import digest_candidates, digest_local_date
+from tests.reminders.factories import learner_due
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from quizzes.views import reminders as views
+from reminders import views
 
 app_name = "reminders"
 

@@ -15,15 +15,12 @@ from django.core import signing
 from django.test import Client
 from django.utils import timezone
 
-from quizzes.models import RecallSchedule, ReminderDigest, ReviewLog
+from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.services import fsrs_adapter
-from quizzes.services.reminders import (
-    UNSUBSCRIBE_SALT,
-    prompt_token_make,
-    unsubscribe_token_make,
-)
+from reminders.links import UNSUBSCRIBE_SALT, prompt_token_make, unsubscribe_token_make
+from reminders.models import ReminderDigest
 from tests.factories import ChoiceFactory, QuizItemFactory, RecallScheduleFactory
-from tests.quizzes.reminder_factories import learner_due
+from tests.reminders.factories import learner_due
 
 pytestmark = pytest.mark.django_db
 

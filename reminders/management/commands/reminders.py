@@ -7,9 +7,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
-from quizzes.models import ReminderDigest
-from quizzes.selectors.reminders import digest_counts, utc_day_bounds
-from quizzes.services.reminders import digests_retry, digests_scan
+from reminders.models import ReminderDigest
+from reminders.outbox import digests_retry, digests_scan
+from reminders.selectors import digest_counts, utc_day_bounds
 
 
 class Command(BaseCommand):

@@ -13,11 +13,11 @@ from django.test import Client
 from django.utils import timezone
 
 from courses.models import Enrollment
-from quizzes.models import ReminderDigest
-from quizzes.services.reminders import digest_mark_failed, digest_send, digests_scan
-from quizzes.tasks import send_digest
+from reminders.models import ReminderDigest
+from reminders.outbox import digest_mark_failed, digest_send, digests_scan
+from reminders.tasks import send_digest
 from tests.factories import ChoiceFactory, EnrollmentFactory, QuizItemFactory, RecallScheduleFactory
-from tests.quizzes.reminder_factories import learner_due
+from tests.reminders.factories import learner_due
 
 pytestmark = pytest.mark.django_db
 

@@ -25,15 +25,11 @@ from accounts.models import User
 from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.selectors.preview import grade_previews
 from quizzes.selectors.queue import QueueCard
-from quizzes.selectors.reminders import digest_counts, digests_visible_to, utc_day_bounds
-from quizzes.services.reminders import (
-    LinkInvalid,
-    prompt_token_schedule,
-    reminders_unsubscribe,
-    review_session_url,
-    unsubscribe_token_learner,
-)
 from quizzes.services.review import StaleCard, review_grade
+from reminders.emails import review_session_url
+from reminders.links import LinkInvalid, prompt_token_schedule, unsubscribe_token_learner
+from reminders.outbox import reminders_unsubscribe
+from reminders.selectors import digest_counts, digests_visible_to, utc_day_bounds
 
 
 class PromptGradeForm(forms.Form):
@@ -60,7 +56,7 @@ def signed_link[T](
             try:
                 target = resolve(token=token)
             except LinkInvalid:
-                return render(request, "quizzes/reminders/link_invalid.html", status=400)
+                return render(request, "reminders/link_invalid.html", status=400)
             return view(request, target)
 
         return wrapper
@@ -76,12 +72,8 @@ def signed_link[T](
 def unsubscribe(request: HttpRequest, learner: User) -> HttpResponse:
     if request.method == "POST":
         reminders_unsubscribe(learner=learner, now=timezone.now())
-        return render(
-            request, "quizzes/reminders/unsubscribe.html", {"learner": learner, "done": True}
-        )
-    return render(
-        request, "quizzes/reminders/unsubscribe.html", {"learner": learner, "done": False}
-    )
+        return render(request, "reminders/unsubscribe.html", {"learner": learner, "done": True})
+    return render(request, "reminders/unsubscribe.html", {"learner": learner, "done": False})
 
 
 @require_http_methods(["GET", "POST"])
@@ -117,11 +109,11 @@ def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
             else:
                 schedule.refresh_from_db()
                 context.update(graded=log, next_due=schedule.due)
-            return render(request, "quizzes/reminders/prompt.html", context)
+            return render(request, "reminders/prompt.html", context)
         context["form"] = form
-        return render(request, "quizzes/reminders/prompt.html", context, status=400)
+        return render(request, "reminders/prompt.html", context, status=400)
     context["form"] = PromptGradeForm(initial={"card_token": schedule.card_token})
-    return render(request, "quizzes/reminders/prompt.html", context)
+    return render(request, "reminders/prompt.html", context)
 
 
 @require_GET
@@ -133,7 +125,7 @@ def status(request: AuthenticatedHttpRequest) -> HttpResponse:
     visible = digests_visible_to(user=request.user)
     return render(
         request,
-        "quizzes/reminders/status.html",
+        "reminders/status.html",
         {
             "counts": digest_counts(start=start, end=end, digests=visible),
             "day": start.date(),

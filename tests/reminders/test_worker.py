@@ -17,15 +17,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from config.celery import app
-from quizzes.models import ReminderDigest
-from quizzes.services.reminders import (
-    SENDING_STALE_AFTER,
-    digests_enqueue,
-    digests_retry,
-    digests_scan,
-)
-from tests.quizzes.reminder_factories import learner_due
-from tests.quizzes.reminder_worker import (
+from reminders.models import ReminderDigest
+from reminders.outbox import SENDING_STALE_AFTER, digests_enqueue, digests_retry, digests_scan
+from tests.reminders.factories import learner_due
+from tests.reminders.worker import (
     CONCURRENCY,
     SMTPRecorder,
     SMTPServer,

@@ -11,10 +11,10 @@ import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
-from quizzes.models import ReminderDigest
-from quizzes.services.reminders import digest_claim
-from tests.quizzes.reminder_factories import learner_due
-from tests.quizzes.reminder_worker import worker_database_url
+from reminders.models import ReminderDigest
+from reminders.outbox import digest_claim
+from tests.reminders.factories import learner_due
+from tests.reminders.worker import worker_database_url
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -72,7 +72,7 @@ def test_racing_scans_write_one_digest_and_send_one_email_per_learner() -> None:
 
     from django.core import mail
 
-    from quizzes.services.reminders import digests_scan
+    from reminders.outbox import digests_scan
 
     learners = [
         learner_due(due=timezone.now() - timedelta(hours=1), reminder_hour=0, day_start_hour=0)

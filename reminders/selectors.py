@@ -19,7 +19,8 @@ from django.db.models.functions import Coalesce
 
 from accounts.local_day import learning_date
 from accounts.models import User
-from quizzes.models import RecallSchedule, ReminderDigest
+from quizzes.models import RecallSchedule
+from reminders.models import ReminderDigest
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from celery import Celery
 from django.conf import settings
 from django.utils import timezone
 
-from quizzes.models import ReminderDigest
-from tests.quizzes.reminder_factories import learner_due
-from tests.quizzes.reminder_worker import Worker, wait_for, worker_database_url
+from reminders.models import ReminderDigest
+from tests.reminders.factories import learner_due
+from tests.reminders.worker import Worker, wait_for, worker_database_url
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +34,7 @@ def test_embedded_default_filesystem_broker_writes_the_digest_to_the_mail_folder
         (tmp_path / sub).mkdir()
     env = {
         "DATABASE_URL": worker_database_url(),
-        "DJANGO_SETTINGS_MODULE": "tests.quizzes.reminder_embedded_settings",
+        "DJANGO_SETTINGS_MODULE": "tests.reminders.embedded_settings",
         "REMINDER_EMBEDDED_DIR": str(tmp_path),
         "REDIS_URL": "",
         "EMAIL_URL": "",
@@ -52,7 +52,7 @@ def test_embedded_default_filesystem_broker_writes_the_digest_to_the_mail_folder
     worker = Worker(env, name="embedded")
     try:
         worker.wait_ready(ping=False)  # the control ping needs a Redis broker
-        producer.send_task("quizzes.tasks.reminders_scan", queue="default")
+        producer.send_task("reminders.tasks.reminders_scan", queue="default")
         mail_files = wait_for(
             lambda: list((tmp_path / "mail").glob("*.log")), what="a digest in the mail folder"
         )

@@ -1,5 +1,5 @@
-"""Writes for recall reminders: the digest outbox (scan, claim, send, fail, requeue), the signed
-links the email carries, and unsubscribing.
+"""The digest outbox's state machine: scan (insert pending rows), enqueue, claim, send, fail,
+requeue, and closing today's digest on unsubscribe.
 
 Exactly one digest per learner per local date comes from the outbox's unique key and the row
 lock, not from the broker delivering once: a second scan inserts nothing, and a second delivery
@@ -8,7 +8,6 @@ of a send finds the row already claimed or sent.
 
 from __future__ import annotations
 
-import email.policy
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -17,18 +16,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core import signing
-from django.core.mail import EmailMultiAlternatives, make_msgid
+from django.core.mail import make_msgid
 from django.db import transaction
 from django.db.models import Q
-from django.template.loader import render_to_string
-from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from accounts.models import User
-from quizzes.models import RecallSchedule, ReminderDigest
-from quizzes.selectors.reminders import (
-    DigestContent,
+from reminders.emails import digest_message_build
+from reminders.models import ReminderDigest
+from reminders.selectors import (
     digest_candidates,
     digest_content_for,
     digest_due_summary,
@@ -47,11 +43,6 @@ SENDING_STALE_AFTER = timedelta(minutes=10)
 # (each round is the task's own retries with backoff).
 FAILED_RETRY_AFTER = timedelta(minutes=30)
 MAX_ATTEMPTS = 18
-
-UNSUBSCRIBE_SALT = "quizzes.reminders.unsubscribe"
-UNSUBSCRIBE_MAX_AGE = timedelta(days=90)
-PROMPT_SALT = "quizzes.reminders.prompt"
-PROMPT_MAX_AGE = timedelta(days=3)
 
 
 @dataclass(frozen=True)
@@ -73,16 +64,6 @@ class RequeueResult:
         return len(self.digest_ids)
 
 
-@dataclass(frozen=True)
-class PromptLink:
-    digest_id: int
-    schedule_id: int
-
-
-class LinkInvalid(Exception):
-    """A signed link that was tampered with, has expired, or points at nothing."""
-
-
 def _history(digest: ReminderDigest, *, status: str, now: datetime, note: str = "") -> None:
     digest.history = [
         *digest.history,
@@ -92,9 +73,6 @@ def _history(digest: ReminderDigest, *, status: str, now: datetime, note: str = 
 
 def _new_history(*, now: datetime, note: str) -> list[dict[str, Any]]:
     return [{"at": now.isoformat(), "status": Status.PENDING, "attempt": 0, "note": note}]
-
-
-# --- Scan -------------------------------------------------------------------------------------
 
 
 def digests_scan(*, now: datetime) -> ScanResult:
@@ -142,7 +120,7 @@ def digests_scan(*, now: datetime) -> ScanResult:
 
 def digests_enqueue(*, digest_ids: list[int]) -> None:
     """Put one send per digest on the `email` queue through one broker connection."""
-    from quizzes.tasks import send_digest
+    from reminders.tasks import send_digest
 
     with send_digest.app.producer_or_acquire() as producer:
         for digest_id in digest_ids:
@@ -190,9 +168,6 @@ def _digests_requeue(
         ids.append(digest.pk)
         failed += 1
     return RequeueResult(pending=pending, interrupted=interrupted, failed=failed, digest_ids=ids)
-
-
-# --- Send -------------------------------------------------------------------------------------
 
 
 def _message_domain() -> str:
@@ -283,121 +258,6 @@ def digest_mark_failed(*, digest_id: int, reason: str, now: datetime, final: boo
         digest.save(update_fields=["status", "last_error", "history", "updated_at"])
 
 
-def _absolute(path: str) -> str:
-    return f"{settings.SITE_URL}{path}"
-
-
-def review_session_url() -> str:
-    try:
-        return _absolute(reverse("quizzes:session"))
-    except NoReverseMatch:
-        return _absolute("/review/")
-
-
-class _UnfoldedLinkHeaders(email.policy.EmailPolicy):
-    """The caller's email policy, except that List-Unsubscribe is written on one line.
-
-    The standard policies fold a header longer than 78 characters, and a URL has no space to fold
-    at, so they turn it into an RFC 2047 encoded word, which RFC 8058 readers do not decode. One
-    line of up to 998 characters is what RFC 5322 allows.
-    """
-
-    UNFOLDED = frozenset({"list-unsubscribe"})
-
-    def _unfolded(self, name: str, value: str) -> str | None:
-        text = str(value)
-        if name.lower() in self.UNFOLDED and text.isascii() and len(name) + len(text) < 990:
-            return f"{name}: {text}{self.linesep}"
-        return None
-
-    def fold(self, name: str, value: str) -> str:
-        return self._unfolded(name, value) or super().fold(name, value)
-
-    def fold_binary(self, name: str, value: str) -> bytes:
-        line = self._unfolded(name, value)
-        return line.encode("ascii") if line else super().fold_binary(name, value)
-
-
-_POLICY_FIELDS = (
-    "linesep",
-    "utf8",
-    "cte_type",
-    "max_line_length",
-    "raise_on_defect",
-    "mangle_from_",
-    "refold_source",
-)
-
-
-class DigestEmail(EmailMultiAlternatives):
-    def message(self, *, policy: Any = None) -> Any:
-        policy = policy or email.policy.default
-        unfolded = _UnfoldedLinkHeaders().clone(
-            **{field: getattr(policy, field) for field in _POLICY_FIELDS if hasattr(policy, field)}
-        )
-        return super().message(policy=unfolded)
-
-
-def digest_message_build(
-    *, digest: ReminderDigest, learner: User, content: DigestContent, now: datetime
-) -> EmailMultiAlternatives:
-    """The digest email: plain text and HTML, the first due prompt as a recall question, the
-    review link, the signed prompt link, and RFC 8058 one-click unsubscribe headers."""
-    schedule = content.first_schedule
-    assert schedule is not None
-    unsubscribe_url = _absolute(
-        reverse("reminders:unsubscribe", args=[unsubscribe_token_make(learner=learner)])
-    )
-    context = {
-        "learner": learner,
-        "name": learner.name,
-        "due_count": content.due_count,
-        "item": schedule.item,
-        "prompt_url": _absolute(
-            reverse(
-                "reminders:prompt",
-                args=[prompt_token_make(digest_id=digest.pk, schedule_id=schedule.pk)],
-            )
-        ),
-        "prompt_days": PROMPT_MAX_AGE.days,
-        "review_url": review_session_url(),
-        "preferences_url": _absolute(reverse("preferences")),
-        "unsubscribe_url": unsubscribe_url,
-        "local_date": digest.local_date,
-    }
-    subject = render_to_string("quizzes/email/digest_subject.txt", context).strip()
-    message = DigestEmail(
-        subject=" ".join(subject.split()),
-        body=render_to_string("quizzes/email/digest.txt", context),
-        to=[learner.email],
-        headers={
-            "Message-ID": digest.message_id,
-            "List-Unsubscribe": f"<{unsubscribe_url}>",
-            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-            "Auto-Submitted": "auto-generated",
-            "X-Recall-Digest": str(digest.pk),
-        },
-    )
-    message.attach_alternative(render_to_string("quizzes/email/digest.html", context), "text/html")
-    return message
-
-
-# --- Signed links -----------------------------------------------------------------------------
-
-
-def unsubscribe_token_make(*, learner: User) -> str:
-    return signing.dumps({"u": learner.pk}, salt=UNSUBSCRIBE_SALT)
-
-
-def unsubscribe_token_learner(*, token: str) -> User:
-    """The learner a one-click unsubscribe token names; LinkInvalid if tampered or expired."""
-    try:
-        data = signing.loads(token, salt=UNSUBSCRIBE_SALT, max_age=UNSUBSCRIBE_MAX_AGE)
-        return User.objects.get(pk=int(data["u"]))
-    except (signing.BadSignature, User.DoesNotExist, KeyError, TypeError, ValueError) as exc:
-        raise LinkInvalid(str(exc)) from exc
-
-
 def reminders_unsubscribe(*, learner: User, now: datetime) -> User:
     """Switch the learner's reminders off, and close today's digest if it has not gone yet."""
     with transaction.atomic():
@@ -410,29 +270,3 @@ def reminders_unsubscribe(*, learner: User, now: datetime) -> User:
             _history(digest, status=Status.SKIPPED, now=now, note="unsubscribed")
             digest.save(update_fields=["status", "history", "updated_at"])
     return learner
-
-
-def prompt_token_make(*, digest_id: int, schedule_id: int) -> str:
-    return signing.dumps({"d": digest_id, "s": schedule_id}, salt=PROMPT_SALT)
-
-
-def prompt_token_schedule(*, token: str) -> RecallSchedule:
-    """The recall schedule a digest's prompt link points at; LinkInvalid if tampered, expired,
-    or no longer the digest learner's."""
-    try:
-        data = signing.loads(token, salt=PROMPT_SALT, max_age=PROMPT_MAX_AGE)
-        digest = ReminderDigest.objects.get(pk=int(data["d"]))
-        return (
-            RecallSchedule.objects.select_related("item", "learner")
-            .prefetch_related("item__choices")
-            .get(pk=int(data["s"]), learner_id=digest.learner_id)
-        )
-    except (
-        signing.BadSignature,
-        ReminderDigest.DoesNotExist,
-        RecallSchedule.DoesNotExist,
-        KeyError,
-        TypeError,
-        ValueError,
-    ) as exc:
-        raise LinkInvalid(str(exc)) from exc

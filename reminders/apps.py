@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RemindersConfig(AppConfig):
+    name = "reminders"
+    verbose_name = "Recall reminders"

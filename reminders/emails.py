@@ -1,0 +1,119 @@
+"""The digest email: its absolute links, its text and HTML parts, and the header policy that keeps
+RFC 8058's List-Unsubscribe on one line."""
+
+from __future__ import annotations
+
+import email.policy
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import NoReverseMatch, reverse
+
+from accounts.models import User
+from reminders.links import PROMPT_MAX_AGE, prompt_token_make, unsubscribe_token_make
+from reminders.models import ReminderDigest
+from reminders.selectors import DigestContent
+
+
+def absolute_url(path: str) -> str:
+    return f"{settings.SITE_URL}{path}"
+
+
+def review_session_url() -> str:
+    try:
+        return absolute_url(reverse("quizzes:session"))
+    except NoReverseMatch:
+        return absolute_url("/review/")
+
+
+class _UnfoldedLinkHeaders(email.policy.EmailPolicy):
+    """The caller's email policy, except that List-Unsubscribe is written on one line.
+
+    The standard policies fold a header longer than 78 characters, and a URL has no space to fold
+    at, so they turn it into an RFC 2047 encoded word, which RFC 8058 readers do not decode. One
+    line of up to 998 characters is what RFC 5322 allows.
+    """
+
+    UNFOLDED = frozenset({"list-unsubscribe"})
+
+    def _unfolded(self, name: str, value: str) -> str | None:
+        text = str(value)
+        if name.lower() in self.UNFOLDED and text.isascii() and len(name) + len(text) < 990:
+            return f"{name}: {text}{self.linesep}"
+        return None
+
+    def fold(self, name: str, value: str) -> str:
+        return self._unfolded(name, value) or super().fold(name, value)
+
+    def fold_binary(self, name: str, value: str) -> bytes:
+        line = self._unfolded(name, value)
+        return line.encode("ascii") if line else super().fold_binary(name, value)
+
+
+_POLICY_FIELDS = (
+    "linesep",
+    "utf8",
+    "cte_type",
+    "max_line_length",
+    "raise_on_defect",
+    "mangle_from_",
+    "refold_source",
+)
+
+
+class DigestEmail(EmailMultiAlternatives):
+    def message(self, *, policy: Any = None) -> Any:
+        policy = policy or email.policy.default
+        unfolded = _UnfoldedLinkHeaders().clone(
+            **{field: getattr(policy, field) for field in _POLICY_FIELDS if hasattr(policy, field)}
+        )
+        return super().message(policy=unfolded)
+
+
+def digest_message_build(
+    *, digest: ReminderDigest, learner: User, content: DigestContent, now: datetime
+) -> EmailMultiAlternatives:
+    """The digest email: plain text and HTML, the first due prompt as a recall question, the
+    review link, the signed prompt link, and RFC 8058 one-click unsubscribe headers."""
+    schedule = content.first_schedule
+    assert schedule is not None
+    unsubscribe_url = absolute_url(
+        reverse("reminders:unsubscribe", args=[unsubscribe_token_make(learner=learner)])
+    )
+    context = {
+        "learner": learner,
+        "name": learner.name,
+        "due_count": content.due_count,
+        "item": schedule.item,
+        "prompt_url": absolute_url(
+            reverse(
+                "reminders:prompt",
+                args=[prompt_token_make(digest_id=digest.pk, schedule_id=schedule.pk)],
+            )
+        ),
+        "prompt_days": PROMPT_MAX_AGE.days,
+        "review_url": review_session_url(),
+        "preferences_url": absolute_url(reverse("preferences")),
+        "unsubscribe_url": unsubscribe_url,
+        "local_date": digest.local_date,
+    }
+    subject = render_to_string("reminders/email/digest_subject.txt", context).strip()
+    message = DigestEmail(
+        subject=" ".join(subject.split()),
+        body=render_to_string("reminders/email/digest.txt", context),
+        to=[learner.email],
+        headers={
+            "Message-ID": digest.message_id,
+            "List-Unsubscribe": f"<{unsubscribe_url}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Auto-Submitted": "auto-generated",
+            "X-Recall-Digest": str(digest.pk),
+        },
+    )
+    message.attach_alternative(
+        render_to_string("reminders/email/digest.html", context), "text/html"
+    )
+    return message
