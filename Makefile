@@ -35,6 +35,7 @@ serve: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 types: setup
 	$(VENV)/bin/mypy .

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from django.test.utils import CaptureQueriesContext, setup_test_environment
     from django.urls import reverse
 
-    from courses.services.importer import course_import
+    from home.services.content_import import course_import
 
     setup_test_environment()  # lets the test client's "testserver" host through
     folder = ROOT / "content" / "gpus-tpus-ai-hardware"

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "quizzes",
     "planner",
     "reminders",
+    "home",
 ]
 
 MIDDLEWARE = [

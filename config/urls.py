@@ -1,14 +1,15 @@
-"""Root URLs: one include per app (the planner and quizzes have two areas each)."""
+"""Root URLs: the top pages (home, dashboard), then one include per app."""
 
 from django.contrib import admin
 from django.urls import include, path
 
 from accounts import views as account_views
 from config import health
+from home import views as home_views
 
 urlpatterns = [
-    path("", account_views.home, name="home"),
-    path("dashboard/", account_views.dashboard, name="dashboard"),
+    path("", home_views.home, name="home"),
+    path("dashboard/", home_views.dashboard, name="dashboard"),
     path("accounts/preferences/", account_views.preferences, name="preferences"),
     path("accounts/", include("allauth.urls")),
     path("courses/", include("courses.urls")),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from courses.models import Course
-from courses.services.importer import course_import
+from home.services.content_import import course_import
 
 SHIPPED = Path(__file__).resolve().parents[2] / "content" / "gpus-tpus-ai-hardware"
 

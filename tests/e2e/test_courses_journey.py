@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from courses.services.importer import course_import
+from home.services.content_import import course_import
 from courses.services.progress import enrollment_create
 from tests.conftest import login_in_browser
 from tests.courses.conftest import SHIPPED

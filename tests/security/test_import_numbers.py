@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from django.db import connections
 
-from courses.management.commands.import_course import Command
+from home.management.commands.import_course import Command
 from courses.models import Course
 from tests.courses.conftest import course, course_folder  # noqa: F401  (fixtures)
-from tests.courses.test_import import database_snapshot
+from tests.home.test_content_import import database_snapshot
 
 
 @pytest.mark.parametrize(

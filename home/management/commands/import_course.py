@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from courses.services.content import ContentError
-from courses.services.importer import course_import
+from home.services.content_import import course_import
 
 
 class Command(BaseCommand):

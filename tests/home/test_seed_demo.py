@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.management.commands.seed_demo import DEMO_INSTRUCTOR, DEMO_LEARNER, DEMO_PASSWORD
+from home.management.commands.seed_demo import DEMO_INSTRUCTOR, DEMO_LEARNER, DEMO_PASSWORD
 from accounts.models import User
 from courses.models import Enrollment
 from quizzes.models import RecallSchedule

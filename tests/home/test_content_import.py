@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
-from courses.services.importer import course_import
+from home.services.content_import import course_import
 from planner.capstone.rubric import criterion_save, rubric_ensure
 from planner.models import Criterion, Level, Rubric
 from quizzes.models import Choice, QuizItem, RecallSchedule
@@ -313,6 +313,29 @@ def test_reimport_after_edit_updates_lesson_and_keeps_learner_data(
     kept = RecallSchedule.objects.get(pk=schedule.pk)
     assert (kept.item_id, kept.stability, kept.reps) == (item.pk, 3.2, 2)
     assert QuizItem.objects.get(pk=item.pk).prompt.startswith("You are launching")
+
+
+def test_reimport_never_overwrites_the_instructors_scheduling_settings(
+    course: Course, course_folder: Path
+) -> None:
+    """Scheduling settings come from the content once, at creation; then they are the
+    instructors', even when the content's own values change."""
+    Course.objects.filter(pk=course.pk).update(
+        desired_retention=0.85, learning_steps_minutes=[5], daily_new_limit=7
+    )
+    manifest = course_folder / "course.toml"
+    manifest.write_text(
+        manifest.read_text().replace("desired_retention = 0.9", "desired_retention = 0.95")
+    )
+
+    run_import(course_folder)
+
+    course.refresh_from_db()
+    assert (course.desired_retention, course.learning_steps_minutes, course.daily_new_limit) == (
+        0.85,
+        [5],
+        7,
+    )
 
 
 def test_item_removed_from_content_is_kept_while_a_learner_remembers_it(

@@ -1,0 +1,79 @@
+"""The quizzes app's part of a course import: quiz items and their choices, by stable key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from courses.models import Lesson
+from courses.services.content import ItemSpec
+from courses.services.content_sync import ImportReport, children_sync, row_upsert
+from quizzes.models import Choice, QuizItem, RecallSchedule
+
+
+def _item_values(spec: ItemSpec, position: int) -> dict[str, Any]:
+    return {
+        "kind": spec.kind,
+        "position": position,
+        "prompt": spec.prompt,
+        "explanation": spec.explanation,
+        "expected_value": spec.expected_value,
+        "unit": spec.unit,
+        "tolerance": spec.tolerance,
+        "model_answer": spec.model_answer,
+    }
+
+
+def quiz_items_sync(*, report: ImportReport, lesson: Lesson, specs: tuple[ItemSpec, ...]) -> None:
+    """Upsert a lesson's quiz items and their choices by key; an item gone from the content is
+    deleted unless a learner has a recall schedule for it."""
+    items = {i.key: i for i in lesson.quiz_items.all()}
+    choices: dict[int, dict[str, Choice]] = {}
+    for choice in Choice.objects.filter(item__lesson=lesson):
+        choices.setdefault(choice.item_id, {})[choice.key] = choice
+    for position, spec in enumerate(specs):
+        label = f"quiz item {lesson.slug}/{spec.key}"
+        item = row_upsert(
+            report,
+            label,
+            items.pop(spec.key, None),
+            QuizItem,
+            {"lesson": lesson, "key": spec.key},
+            _item_values(spec, position),
+        )
+        current = choices.get(item.pk, {})
+        children_sync(
+            report,
+            f"choice {lesson.slug}/{spec.key}",
+            current,
+            Choice,
+            {"item": item},
+            [
+                (
+                    cspec.key,
+                    {"text": cspec.text, "is_correct": cspec.is_correct, "reason": cspec.reason},
+                )
+                for cspec in spec.choices
+            ],
+        )
+        for gone in current.values():
+            gone.delete()
+            report.changes.append(f"deleted choice {lesson.slug}/{spec.key}/{gone.key}")
+    for gone_item in items.values():
+        remembered = RecallSchedule.objects.filter(item=gone_item).count()
+        if remembered:
+            report.kept.append(
+                f"kept quiz item {lesson.slug}/{gone_item.key}: no longer in the content, "
+                f"but {remembered} learner(s) have a recall schedule for it"
+            )
+        else:
+            gone_item.delete()
+            report.changes.append(f"deleted quiz item {lesson.slug}/{gone_item.key}")
+
+
+def lessons_with_recall(*, lesson_ids: list[int]) -> set[int]:
+    """The lessons among these whose quiz items some learner has a recall schedule for."""
+    return set(
+        RecallSchedule.objects.filter(item__lesson_id__in=lesson_ids)
+        .values_list("item__lesson_id", flat=True)
+        .distinct()
+    )
