@@ -11,9 +11,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from home.management.commands.seed_demo import DEMO_INSTRUCTOR, DEMO_LEARNER, DEMO_PASSWORD
 from accounts.models import User
 from courses.models import Enrollment
+from home.management.commands.seed_demo import DEMO_INSTRUCTOR, DEMO_LEARNER, DEMO_PASSWORD
 from quizzes.models import RecallSchedule
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from django.db import connections
 
-from home.management.commands.import_course import Command
 from courses.models import Course
+from home.management.commands.import_course import Command
 from tests.courses.conftest import course, course_folder  # noqa: F401  (fixtures)
 from tests.home.test_content_import import database_snapshot
 
