@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses import selectors
+from courses.lesson_panels import lesson_panels_render
 from courses.models import Course, Enrollment
 from courses.selectors import LessonPage
 from courses.services.progress import enrollment_create, lesson_complete, lesson_visit
@@ -86,6 +87,7 @@ def lesson(request: AuthenticatedHttpRequest, course_slug: str, lesson_slug: str
     context = _lesson_context(request, course, enrollment, lesson_slug)
     page: LessonPage = context["page"]
     lesson_visit(enrollment=enrollment, lesson=page.lesson, started=page.entry.started)
+    context["panels"] = lesson_panels_render(request=request, lesson=page.lesson)
     return render(request, "courses/lesson.html", context)
 
 

@@ -88,14 +88,33 @@ def test_an_upward_import_fails_the_lint(
     assert message in result.stdout
 
 
+def _tag_libraries() -> dict[str, str]:
+    """Template tag library name -> the app that defines it."""
+    return {
+        module.stem: module.parents[1].name
+        for package in PACKAGES
+        for module in (ROOT / package).glob("templatetags/*.py")
+        if module.stem != "__init__"
+    }
+
+
 def test_templates_only_use_templates_of_their_own_layer_or_below() -> None:
     tag = re.compile(r"""{%\s*(?:include|extends)\s+["']([\w-]+)/""")
+    load = re.compile(r"{%\s*load\s+([\w\s]+?)\s*%}")
+    libraries = _tag_libraries()
     upward = []
     for template in (ROOT / "templates").rglob("*.html"):
         folder = template.relative_to(ROOT / "templates").parts[0]
         if folder not in TEMPLATE_LAYERS:
             continue
-        for used in tag.findall(template.read_text()):
+        text = template.read_text()
+        loaded = [
+            libraries[lib]
+            for found in load.findall(text)
+            for lib in found.split()
+            if lib in libraries
+        ]
+        for used in tag.findall(text) + loaded:
             if used in TEMPLATE_LAYERS and (
                 TEMPLATE_LAYERS[used] > TEMPLATE_LAYERS[folder]
                 or (

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from home.services.content_import import course_import
 from courses.services.progress import enrollment_create
+from home.services.content_import import course_import
 from tests.conftest import login_in_browser
 from tests.courses.conftest import SHIPPED
 

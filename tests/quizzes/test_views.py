@@ -304,16 +304,14 @@ def test_lesson_answer_needs_enrollment(client):
     assert response.status_code == 404
 
 
-def test_check_yourself_tag_renders_forms(learner, rf):
-    """The lesson tag renders one answerable form per item."""
-    from django.template import Context, Template
+def test_check_yourself_panel_renders_forms(learner, rf):
+    """The lesson page's check-yourself panel renders one answerable form per item."""
+    from quizzes.lesson_panel import check_yourself_panel
 
     c = course_with_items(learner=learner)
     request = rf.get("/")
     request.user = learner
-    html = Template("{% load quiz_tags %}{% check_yourself lesson %}").render(
-        Context({"lesson": c.lesson, "request": request, "user": learner})
-    )
+    html = check_yourself_panel(request, c.lesson)
     assert html.count('data-testid="cy-item"') == 3
     assert 'type="checkbox"' in html and 'type="number"' in html
     assert "Show the model answer" in html
@@ -321,7 +319,7 @@ def test_check_yourself_tag_renders_forms(learner, rf):
 
 def test_single_answer_item_uses_radio_buttons(learner, rf):
     """One correct choice: radio buttons and "Choose one"; several: checkboxes and "every"."""
-    from django.template import Context, Template
+    from quizzes.lesson_panel import check_yourself_panel
 
     c = course_with_items(learner=learner)
     single = QuizItemFactory(lesson=c.lesson, kind="multiple_choice", position=9)
@@ -329,9 +327,7 @@ def test_single_answer_item_uses_radio_buttons(learner, rf):
     ChoiceFactory(item=single, key="b", position=2, text="Twelve")
     request = rf.get("/")
     request.user = learner
-    html = Template("{% load quiz_tags %}{% check_yourself lesson %}").render(
-        Context({"lesson": c.lesson, "request": request, "user": learner})
-    )
+    html = check_yourself_panel(request, c.lesson)
     blocks = {
         m.group(1): m.group(2)
         for m in re.finditer(r'<li id="item-(\d+)"(.*?)</form>', html, flags=re.S)
