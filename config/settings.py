@@ -281,6 +281,8 @@ CELERY_TASK_QUEUES = tuple(
 CELERY_TASK_DEFAULT_EXCHANGE = "default"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# Digests per send task: one SMTP connection each, well inside the task's time limit.
+REMINDER_DIGEST_CHUNK = env.int("REMINDER_DIGEST_CHUNK", default=500)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "reminders-scan": {
         "task": "reminders.tasks.reminders_scan",

@@ -8,15 +8,14 @@ of a send finds the row already claimed or sent.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import make_msgid
+from django.core.mail.backends.base import BaseEmailBackend
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -25,9 +24,7 @@ from accounts.models import User
 from reminders.emails import digest_message_build
 from reminders.models import ReminderDigest
 from reminders.selectors import (
-    digest_candidates,
     digest_content_for,
-    digest_due_summary,
     digests_failed_retryable,
     digests_stale,
 )
@@ -75,69 +72,7 @@ def _new_history(*, now: datetime, note: str) -> list[dict[str, Any]]:
     return [{"at": now.isoformat(), "status": Status.PENDING, "attempt": 0, "note": note}]
 
 
-def digests_scan(*, now: datetime) -> ScanResult:
-    """Insert one pending digest per learner owed one at `now`, and enqueue their sends (and any
-    lost or failed sends worth another try) once the transaction commits."""
-    candidates = digest_candidates(now=now)
-    created_ids: list[int] = []
-    with transaction.atomic():
-        if candidates:
-            summary = digest_due_summary(learner_ids=[c.learner_id for c in candidates], now=now)
-            rows = []
-            by_date: dict[Any, list[int]] = defaultdict(list)
-            for c in candidates:
-                due_count, first_item_id = summary.get(c.learner_id, (0, None))
-                if not due_count:
-                    continue  # Reviewed in the moment between the two reads.
-                rows.append(
-                    ReminderDigest(
-                        learner_id=c.learner_id,
-                        local_date=c.local_date,
-                        due_count=due_count,
-                        first_item_id=first_item_id,
-                        history=_new_history(now=now, note="scan"),
-                    )
-                )
-                by_date[c.local_date].append(c.learner_id)
-            # A concurrent scan (a second beat) may insert the same rows: the unique
-            # (learner, local_date) constraint turns ours into no-ops.
-            ReminderDigest.objects.bulk_create(rows, ignore_conflicts=True, batch_size=2000)
-            for local_date, learner_ids in by_date.items():
-                created_ids.extend(
-                    ReminderDigest.objects.filter(
-                        local_date=local_date,
-                        learner_id__in=learner_ids,
-                        status=Status.PENDING,
-                        attempts=0,
-                    ).values_list("id", flat=True)
-                )
-        requeue = _digests_requeue(now=now, failed_before=now - FAILED_RETRY_AFTER)
-        enqueue = sorted(set(created_ids) | set(requeue.digest_ids))
-        if enqueue:
-            transaction.on_commit(partial(digests_enqueue, digest_ids=enqueue))
-    return ScanResult(created=len(created_ids), requeued=requeue.total, enqueued_ids=enqueue)
-
-
-def digests_enqueue(*, digest_ids: list[int]) -> None:
-    """Put one send per digest on the `email` queue through one broker connection."""
-    from reminders.tasks import send_digest
-
-    with send_digest.app.producer_or_acquire() as producer:
-        for digest_id in digest_ids:
-            send_digest.apply_async((digest_id,), producer=producer)
-
-
-def digests_retry(*, now: datetime) -> RequeueResult:
-    """Re-enqueue every failed digest of the last day (whatever its age) and every lost send:
-    the operator's `reminders retry` once the mail server is back."""
-    with transaction.atomic():
-        result = _digests_requeue(now=now, failed_before=now, max_attempts=10_000)
-        if result.digest_ids:
-            transaction.on_commit(partial(digests_enqueue, digest_ids=result.digest_ids))
-    return result
-
-
-def _digests_requeue(
+def digests_requeue(
     *, now: datetime, failed_before: datetime, max_attempts: int = MAX_ATTEMPTS
 ) -> RequeueResult:
     pending = interrupted = failed = 0
@@ -196,20 +131,31 @@ def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
     return digest
 
 
-def digest_send(*, digest_id: int, now: datetime) -> ReminderDigest | None:
-    """Claim, render, send and mark sent. A send error marks the row failed with the reason and
-    propagates (the task decides whether to retry)."""
+def digest_send(
+    *,
+    digest_id: int,
+    now: datetime,
+    learners: dict[int, User] | None = None,
+    connection: BaseEmailBackend | None = None,
+) -> ReminderDigest | None:
+    """Claim, render, send (over `connection` when given, so a chunk shares one SMTP session)
+    and mark sent. A send error marks the row failed with the reason and propagates (the task
+    decides whether to retry)."""
     digest = digest_claim(digest_id=digest_id, now=now)
     if digest is None:
         return None
-    learner = User.objects.get(pk=digest.learner_id)
+    learner = (learners or {}).get(digest.learner_id) or User.objects.get(pk=digest.learner_id)
     try:
         content = digest_content_for(learner=learner, now=now)
         if not learner.reminders_enabled or content.first_schedule is None:
             reason = "reminders switched off" if not learner.reminders_enabled else "nothing due"
             return _digest_finish(digest=digest, status=Status.SKIPPED, now=now, note=reason)
         message = digest_message_build(digest=digest, learner=learner, content=content, now=now)
-        message.send()
+        if connection is None:
+            message.send()
+        else:
+            connection.open()  # a no-op once open: the chunk's digests share one session
+            connection.send_messages([message])
     except Exception as exc:
         digest_mark_failed(digest_id=digest.pk, reason=_reason(exc), now=now)
         raise

@@ -9,13 +9,10 @@ changes right: the local time is computed once per time zone, in Python.
 from __future__ import annotations
 
 import zoneinfo
-from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-from typing import Any
+from datetime import UTC, date, datetime, time, timedelta
 
-from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Q, QuerySet
 
 from accounts.local_day import learning_date
 from accounts.models import User
@@ -24,9 +21,15 @@ from reminders.models import ReminderDigest
 
 
 @dataclass(frozen=True)
-class DigestCandidate:
-    learner_id: int
+class DigestSlot:
+    """Learners who share a time zone, day start and reminder hour share a local date."""
+
+    time_zone: str
+    day_start_hour: int
+    reminder_hour: int
     local_date: date
+    day_start: datetime  # the local day's start, in UTC
+    moment: datetime  # the reminder moment, in UTC
 
 
 @dataclass(frozen=True)
@@ -67,85 +70,39 @@ def digest_local_date(
     return day if now.astimezone(tz).replace(tzinfo=None) >= moment else None
 
 
-def digest_candidate_rows(*, now: datetime) -> QuerySet[User, tuple[Any, ...]]:
-    """The scan's one query: learners with an item due, reminders on, not paused for every
-    possible local date, with the date of their latest digest.
-
-    It starts from the due schedules through the (due, learner) index, so its cost follows the
-    learners (and items) due, not the size of the schedule table; the latest digest date comes
-    from the unique (learner, local_date) index, read backwards.
-    """
-    due_learners = RecallSchedule.objects.filter(due__lte=now).values("learner_id")
-    latest_digest = (
-        ReminderDigest.objects.filter(learner=OuterRef("pk"))
-        .order_by("-local_date")
-        .values("local_date")[:1]
-    )
-    # No local date is later than UTC's date + 1 (UTC+14), so a pause ending on or after it
-    # covers everyone; nearer pauses are checked per learner below.
-    return (
-        User.objects.filter(id__in=due_learners, reminders_enabled=True, is_active=True)
-        .filter(
-            Q(reminders_paused_until__isnull=True)
-            | Q(reminders_paused_until__lte=now.astimezone(zoneinfo.ZoneInfo("UTC")).date())
-        )
-        .annotate(latest_digest=Subquery(latest_digest))
+def digest_slots(*, now: datetime) -> list[DigestSlot]:
+    """Each (time zone, day start, reminder hour) that some learner with reminders on has, whose
+    reminder moment has come at `now`, with the local date it is for. One query; the local time
+    is computed once per slot, by `digest_local_date`."""
+    combos = (
+        User.objects.filter(reminders_enabled=True, is_active=True)
         .order_by()
-        .values_list(
-            "id",
-            "time_zone",
-            "day_start_hour",
-            "reminder_hour",
-            "reminders_paused_until",
-            "latest_digest",
-        )
+        .values_list("time_zone", "day_start_hour", "reminder_hour")
+        .distinct()
     )
-
-
-def digest_candidates(*, now: datetime) -> list[DigestCandidate]:
-    """Learners owed a digest at `now`: items due, reminders on and not paused, the reminder hour
-    of their local day reached, and no digest yet for that local date. The local time is
-    computed once per time zone."""
-    rows = digest_candidate_rows(now=now)
-    by_zone: dict[str, list[tuple[int, int, int, date | None, date | None]]] = defaultdict(list)
-    for learner_id, zone, day_start, hour, paused_until, latest in rows:
-        by_zone[zone].append((learner_id, day_start, hour, paused_until, latest))
-
-    candidates: list[DigestCandidate] = []
-    for zone, learners in by_zone.items():
+    slots = []
+    for zone, day_start, hour in combos:
         try:
             tz = zoneinfo.ZoneInfo(zone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             continue  # A zone the form would never store; skip rather than stop everyone's digest.
-        local = now.astimezone(tz)  # once per zone: learning_date finds it already in `tz`
-        wall = local.replace(tzinfo=None)
-        for learner_id, day_start, hour, paused_until, latest in learners:
-            day = learning_date(moment=local, time_zone=tz, day_start_hour=day_start)
-            if wall < reminder_moment(day=day, day_start_hour=day_start, reminder_hour=hour):
-                continue
-            if paused_until is not None and day <= paused_until:
-                continue
-            if latest is not None and latest >= day:
-                continue
-            candidates.append(DigestCandidate(learner_id=learner_id, local_date=day))
-    return candidates
-
-
-def digest_due_summary(*, learner_ids: list[int], now: datetime) -> dict[int, tuple[int, int]]:
-    """For each learner: (items due, the earliest-due item's id). Per learner index lookups on
-    (learner, due), so the cost follows the learners asked about."""
-    due = RecallSchedule.objects.filter(learner=OuterRef("pk"), due__lte=now)
-    count = due.order_by().values("learner").annotate(n=Count("*")).values("n")
-    first_item = due.order_by("due", "id").values("item_id")[:1]
-    rows = (
-        User.objects.filter(id__in=learner_ids)
-        .annotate(
-            due_count=Coalesce(Subquery(count, output_field=IntegerField()), 0),
-            first_item_id=Subquery(first_item),
+        day = digest_local_date(
+            now=now, time_zone=zone, day_start_hour=day_start, reminder_hour=hour
         )
-        .values_list("id", "due_count", "first_item_id")
-    )
-    return {learner_id: (n, item_id) for learner_id, n, item_id in rows}
+        if day is None:
+            continue
+        moment = reminder_moment(day=day, day_start_hour=day_start, reminder_hour=hour)
+        slots.append(
+            DigestSlot(
+                time_zone=zone,
+                day_start_hour=day_start,
+                reminder_hour=hour,
+                local_date=day,
+                day_start=datetime.combine(day, time(hour=day_start), tzinfo=tz).astimezone(UTC),
+                moment=moment.replace(tzinfo=tz).astimezone(UTC),
+            )
+        )
+    return slots
 
 
 def digest_content_for(*, learner: User, now: datetime) -> DigestContent:

@@ -11,7 +11,7 @@ from django.core import mail
 from django.utils import timezone
 
 from quizzes.models import ReviewLog
-from reminders.outbox import digests_scan
+from reminders.scan import digests_scan
 from tests.conftest import ARTIFACTS
 from tests.reminders.factories import learner_due
 

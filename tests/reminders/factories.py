@@ -17,9 +17,12 @@ def learner_due(
     time_zone: str = "UTC",
     reminder_hour: int = 8,
     day_start_hour: int = 4,
+    state: int = RecallSchedule.State.REVIEW,
+    last_review: datetime | None = None,
     **extra: Any,
 ) -> User:
-    """A learner with `items` recall schedules, all due at `due`."""
+    """A learner with `items` recall schedules, all due at `due` (review cards unless `state`
+    says otherwise: a card in an intraday learning step does not trigger a digest)."""
     user = UserFactory(
         time_zone=time_zone,
         reminder_hour=reminder_hour,
@@ -27,7 +30,9 @@ def learner_due(
         **extra,
     )
     for _ in range(items):
-        RecallScheduleFactory(learner=user, item=QuizItemFactory(), due=due)
+        RecallScheduleFactory(
+            learner=user, item=QuizItemFactory(), due=due, state=state, last_review=last_review
+        )
     return user
 
 

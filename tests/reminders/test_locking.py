@@ -72,7 +72,7 @@ def test_racing_scans_write_one_digest_and_send_one_email_per_learner() -> None:
 
     from django.core import mail
 
-    from reminders.outbox import digests_scan
+    from reminders.scan import digests_scan
 
     learners = [
         learner_due(due=timezone.now() - timedelta(hours=1), reminder_hour=0, day_start_hour=0)

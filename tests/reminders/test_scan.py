@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from reminders.models import ReminderDigest
-from reminders.outbox import digests_scan
-from reminders.selectors import digest_candidates, digest_local_date
+from reminders.scan import digests_scan
+from reminders.selectors import digest_local_date
 from tests.reminders.factories import learner_due
 
 pytestmark = pytest.mark.django_db
@@ -207,9 +207,37 @@ class TestWhoGetsOne:
         assert second == []
         assert ReminderDigest.objects.filter(learner__in=learners).count() == 3
 
-    def test_candidates_skip_learners_with_a_digest_for_the_local_date(self):
-        """The candidate query reads the latest digest date per learner."""
+    def test_a_digest_already_written_for_the_local_date_is_kept(
+        self, django_capture_on_commit_callbacks
+    ):
+        """The scan writes nothing over a digest the learner already has for that local date."""
         user = learner_due(due=self.NOW - timedelta(hours=1))
-        assert [c.learner_id for c in digest_candidates(now=self.NOW)] == [user.pk]
-        ReminderDigest.objects.create(learner=user, local_date=date(2026, 6, 1))
-        assert digest_candidates(now=self.NOW) == []
+        ReminderDigest.objects.create(learner=user, local_date=date(2026, 6, 1), due_count=7)
+        assert scan(self.NOW, django_capture_on_commit_callbacks) == []
+        assert list(ReminderDigest.objects.values_list("learner", "due_count")) == [(user.pk, 7)]
+
+    def test_items_in_an_intraday_learning_step_do_not_trigger_a_digest(
+        self, django_capture_on_commit_callbacks
+    ):
+        """A digest is for what is due from the learner's morning on: a card in a 10-minute
+        learning step, due since the day began, waits for the review session; one that has been
+        due since before today's start is owed a digest."""
+        stepping = learner_due(due=self.NOW - timedelta(minutes=5), state=1)
+        overdue_step = learner_due(due=self.NOW - timedelta(days=1), state=1)
+        scan(self.NOW, django_capture_on_commit_callbacks)
+        assert digest_dates(stepping) == []
+        assert digest_dates(overdue_step) == [date(2026, 6, 1)]
+
+    def test_the_first_digest_waits_for_the_next_reminder_hour(
+        self, django_capture_on_commit_callbacks
+    ):
+        """A new learner answering their first items in the evening, after today's 08:00, gets no
+        digest that evening (even for an item already due), and one the next morning."""
+        evening = utc(2026, 6, 1, 19, 0)
+        user = learner_due(
+            due=evening - timedelta(minutes=1), last_review=evening - timedelta(hours=1)
+        )
+        scan(evening, django_capture_on_commit_callbacks)
+        assert digest_dates(user) == []
+        scan(utc(2026, 6, 2, 8, 0), django_capture_on_commit_callbacks)
+        assert digest_dates(user) == [date(2026, 6, 2)]

@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from courses.models import Enrollment
 from reminders.models import ReminderDigest
-from reminders.outbox import digest_mark_failed, digest_send, digests_scan
-from reminders.tasks import send_digest
+from reminders.outbox import digest_mark_failed, digest_send
+from reminders.scan import digests_scan
+from reminders.tasks import send_digests
 from tests.factories import ChoiceFactory, EnrollmentFactory, QuizItemFactory, RecallScheduleFactory
 from tests.reminders.factories import learner_due
 
@@ -105,7 +106,9 @@ class TestDigestEmail:
         item = QuizItemFactory(kind="multiple_choice", prompt="Which memory feeds the SMs?")
         ChoiceFactory(item=item, text="HBM", is_correct=True)
         ChoiceFactory(item=item, text="Floppy disk")
-        RecallScheduleFactory(learner=user, item=item, due=timezone.now() - timedelta(hours=1))
+        RecallScheduleFactory(
+            learner=user, item=item, due=timezone.now() - timedelta(hours=1), state=2
+        )
         scan_and_send(django_capture_on_commit_callbacks)
         assert "Floppy disk" in mail.outbox[0].body
         assert "Which memory feeds the SMs?" in mail.outbox[0].alternatives[0].content
@@ -119,7 +122,7 @@ class TestClaim:
         user = due_now_learner()
         scan_and_send(django_capture_on_commit_callbacks)
         digest = ReminderDigest.objects.get(learner=user)
-        assert send_digest.delay(digest.pk).get() == "not claimed"
+        assert send_digests.delay([digest.pk]).get() == {digest.pk: "not claimed"}
         assert digest_send(digest_id=digest.pk, now=timezone.now()) is None
         assert len(mail.outbox) == 1
         digest.refresh_from_db()
@@ -137,7 +140,7 @@ class TestClaim:
         off.save()
         reviewed.recall_schedules.update(due=timezone.now() + timedelta(days=3))
         for digest in ReminderDigest.objects.all():
-            send_digest.delay(digest.pk)
+            send_digests.delay([digest.pk])
         assert mail.outbox == []
         assert set(ReminderDigest.objects.values_list("status", flat=True)) == {"skipped"}
 
@@ -153,7 +156,7 @@ class TestClaim:
         digest.refresh_from_db()
         assert digest.status == "failed"
         assert digest.last_error == "SMTPDataError: 451"
-        send_digest.delay(digest.pk)
+        send_digests.delay([digest.pk])
         digest.refresh_from_db()
         assert digest.status == "sent"
         assert digest.last_error == ""
@@ -167,7 +170,7 @@ class TestStatus:
         a, b, c = due_now_learner(), due_now_learner(), due_now_learner()
         with django_capture_on_commit_callbacks(execute=False):
             digests_scan(now=timezone.now())
-        send_digest.delay(ReminderDigest.objects.get(learner=a).pk)
+        send_digests.delay([ReminderDigest.objects.get(learner=a).pk])
         digest_mark_failed(
             digest_id=ReminderDigest.objects.get(learner=b).pk, reason="boom", now=timezone.now()
         )

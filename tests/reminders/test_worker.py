@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from config.celery import app
 from reminders.models import ReminderDigest
-from reminders.outbox import SENDING_STALE_AFTER, digests_enqueue, digests_retry, digests_scan
+from reminders.outbox import SENDING_STALE_AFTER
+from reminders.scan import digests_enqueue, digests_retry, digests_scan
 from tests.reminders.factories import learner_due
 from tests.reminders.worker import (
     CONCURRENCY,
@@ -39,8 +40,10 @@ Status = ReminderDigest.Status
 
 
 @pytest.fixture
-def broker():  # type: ignore[no-untyped-def]
-    """This test's Redis database, emptied before and after; tasks really go through it."""
+def broker(settings):  # type: ignore[no-untyped-def]
+    """This test's Redis database, emptied before and after; tasks really go through it.
+    Chunks of five digests, so ten learners make two send tasks, one per pool process."""
+    settings.REMINDER_DIGEST_CHUNK = 5
     client = redis.Redis.from_url(settings.REDIS_URL)
     client.flushdb()
     app.conf.task_always_eager = False
@@ -97,7 +100,8 @@ def test_worker_sends_exactly_one_email_per_learner(broker) -> None:  # type: ig
             assert digests_scan(now=timezone.now()).enqueued_ids == []
             # As if the broker delivered every send a second time.
             digests_enqueue(digest_ids=list(ReminderDigest.objects.values_list("id", flat=True)))
-            wait_for(lambda: worker.succeeded() >= 10, what="the redelivered sends to finish")
+            # One chunk task from the scan, one from the redelivery of all five.
+            wait_for(lambda: worker.succeeded() >= 2, what="the redelivered sends to finish")
         finally:
             worker.stop()
         counts = server.recorder.per_recipient()

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.utils import timezone
 
 from reminders.models import ReminderDigest
-from reminders.outbox import digests_retry, digests_scan
+from reminders.scan import digests_retry, digests_scan
 from reminders.selectors import digest_counts, utc_day_bounds
 
 

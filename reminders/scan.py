@@ -1,0 +1,177 @@
+"""The reminder scan, set-based: one INSERT … SELECT … ON CONFLICT DO NOTHING per range of
+learners writes the day's digests, and one task per chunk of digests is enqueued on commit.
+
+Which local date a learner is owed a digest for comes from `digest_local_date` (Python's zoneinfo,
+so daylight-saving changes are right), computed once per (time zone, day start, reminder hour)
+slot; the database then joins learners to their slot. The outbox's unique (learner, local date)
+key makes a second scan, a second beat or a retried range a no-op.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from quizzes.models import RecallSchedule
+from reminders.models import ReminderDigest
+from reminders.outbox import (
+    FAILED_RETRY_AFTER,
+    RequeueResult,
+    ScanResult,
+    Status,
+    digests_requeue,
+)
+from reminders.selectors import DigestSlot, digest_slots
+
+# Learners per INSERT: each range commits (and starts its sends) on its own, so a scan of a
+# million learners is a series of short transactions, and one cut off by its time limit leaves
+# whole ranges behind for the next scan to finish.
+SCAN_RANGE = 100_000
+# Slots per statement, well under SQLite's 32,766 parameters (six each).
+SLOTS_PER_STATEMENT = 1_000
+
+
+def _insert_sql(slot_count: int) -> str:
+    digest = ReminderDigest._meta.db_table
+    user = User._meta.db_table
+    schedule = RecallSchedule._meta.db_table
+    jsonb = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * slot_count)
+    due = f"FROM {schedule} s WHERE s.learner_id = u.id AND s.due <= %s"
+    # A digest is for what is due from the learner's morning on: an item in an intraday
+    # learning step (due since the day began) does not trigger one, nor does an item reviewed
+    # after today's reminder moment (a learner's first digest waits for their next morning).
+    # Only table names, a constant and placeholders are interpolated; every value is a parameter.
+    return f"""
+        WITH slot(time_zone, day_start_hour, reminder_hour, local_date, day_start, moment)
+            AS (VALUES {values})
+        INSERT INTO {digest} (learner_id, local_date, status, due_count, first_item_id,
+                              attempts, message_id, last_error, history, created_at, updated_at)
+        SELECT u.id, slot.local_date, %s,
+               (SELECT COUNT(*) {due}),
+               (SELECT s.item_id {due} ORDER BY s.due, s.id LIMIT 1),
+               0, '', '', {jsonb}, %s, %s
+        FROM {user} u
+        JOIN slot ON u.time_zone = slot.time_zone
+             AND u.day_start_hour = slot.day_start_hour
+             AND u.reminder_hour = slot.reminder_hour
+        WHERE u.id >= %s AND u.id < %s AND u.reminders_enabled AND u.is_active
+          AND (u.reminders_paused_until IS NULL OR u.reminders_paused_until < slot.local_date)
+          AND EXISTS (SELECT 1 {due}
+                      AND (s.state = {RecallSchedule.State.REVIEW} OR s.due < slot.day_start)
+                      AND (s.last_review IS NULL OR s.last_review < slot.moment))
+        ON CONFLICT (learner_id, local_date) DO NOTHING
+        RETURNING id
+    """  # noqa: S608
+
+
+def _slot_params(slots: list[DigestSlot]) -> list[Any]:
+    ops = connection.ops
+    params: list[Any] = []
+    for slot in slots:
+        params += [
+            slot.time_zone,
+            slot.day_start_hour,
+            slot.reminder_hour,
+            ops.adapt_datefield_value(slot.local_date),
+            ops.adapt_datetimefield_value(slot.day_start),
+            ops.adapt_datetimefield_value(slot.moment),
+        ]
+    return params
+
+
+def _learner_ranges() -> Iterator[tuple[int, int]]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT MIN(id), MAX(id) FROM {User._meta.db_table}")  # noqa: S608
+        low, high = cursor.fetchone()
+    if low is None:
+        return
+    for start in range(low, high + 1, SCAN_RANGE):
+        yield start, start + SCAN_RANGE
+
+
+def _digests_insert(
+    *, now: datetime, slots: list[DigestSlot], learners: tuple[int, int]
+) -> list[int]:
+    ops = connection.ops
+    at = ops.adapt_datetimefield_value(now)
+    # created_at and updated_at are wall-clock times, as auto_now writes them.
+    written = ops.adapt_datetimefield_value(timezone.now())
+    history = json.dumps(
+        [{"at": now.isoformat(), "status": Status.PENDING, "attempt": 0, "note": "scan"}]
+    )
+    created: list[int] = []
+    with connection.cursor() as cursor:
+        for i in range(0, len(slots), SLOTS_PER_STATEMENT):
+            batch = slots[i : i + SLOTS_PER_STATEMENT]
+            params = [
+                *_slot_params(batch),
+                Status.PENDING,
+                at,
+                at,
+                history,
+                written,
+                written,
+                *learners,
+                at,
+            ]
+            cursor.execute(_insert_sql(len(batch)), params)
+            created += [row[0] for row in cursor.fetchall()]
+    return created
+
+
+def digests_scan(*, now: datetime) -> ScanResult:
+    """Insert one pending digest per learner owed one at `now`, range by range, each range's
+    sends enqueued once it commits; then re-enqueue lost or failed sends worth another try."""
+    slots = digest_slots(now=now)
+    created: list[int] = []
+    if slots:
+        for learners in _learner_ranges():
+            with transaction.atomic():
+                ids = _digests_insert(now=now, slots=slots, learners=learners)
+                if ids:
+                    transaction.on_commit(partial(digests_enqueue, digest_ids=ids))
+            created += ids
+    with transaction.atomic():
+        requeue = digests_requeue(now=now, failed_before=now - FAILED_RETRY_AFTER)
+        if requeue.digest_ids:
+            transaction.on_commit(partial(digests_enqueue, digest_ids=requeue.digest_ids))
+    return ScanResult(
+        created=len(created),
+        requeued=requeue.total,
+        enqueued_ids=sorted(set(created) | set(requeue.digest_ids)),
+    )
+
+
+def digest_chunks(digest_ids: list[int]) -> Iterator[list[int]]:
+    size = settings.REMINDER_DIGEST_CHUNK
+    for i in range(0, len(digest_ids), size):
+        yield digest_ids[i : i + size]
+
+
+def digests_enqueue(*, digest_ids: list[int]) -> None:
+    """One send task per chunk of digests on the `reminders` queue, through one connection."""
+    # Imported here: tasks import this module (HackSoft's way out of the task <-> service circle).
+    from reminders.tasks import send_digests
+
+    with send_digests.app.producer_or_acquire() as producer:
+        for chunk in digest_chunks(sorted(digest_ids)):
+            send_digests.apply_async((chunk,), producer=producer)
+
+
+def digests_retry(*, now: datetime) -> RequeueResult:
+    """Re-enqueue every failed digest of the last day (whatever its age) and every lost send:
+    the operator's `reminders retry` once the mail server is back."""
+    with transaction.atomic():
+        result = digests_requeue(now=now, failed_before=now, max_attempts=10_000)
+        if result.digest_ids:
+            transaction.on_commit(partial(digests_enqueue, digest_ids=result.digest_ids))
+    return result

@@ -1,0 +1,51 @@
+"""Sending a chunk of digests over one SMTP connection, each still claimed, sent and marked on
+its own row (the lock and the unique key give exactly one email per digest)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.core.mail import mailers
+
+from accounts.models import User
+from reminders.outbox import digest_send
+
+
+@dataclass
+class ChunkResult:
+    statuses: dict[int, str] = field(default_factory=dict)
+    # Digests not finished when a send failed: the task retries these.
+    unfinished: list[int] = field(default_factory=list)
+
+
+def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
+    """Send each digest of the chunk in order over one connection. A send error marks that
+    digest failed and propagates with the rest unfinished (`SendInterrupted`), so the task can
+    retry them together."""
+    learners = {u.pk: u for u in User.objects.filter(reminder_digests__id__in=digest_ids)}
+    result = ChunkResult()
+    # One backend instance: opened by the first send (inside its digest's try, so a refused
+    # connection counts against that digest), then every digest goes over the same session.
+    connection = mailers.default
+    try:
+        for position, digest_id in enumerate(digest_ids):
+            try:
+                digest = digest_send(
+                    digest_id=digest_id, now=now, learners=learners, connection=connection
+                )
+            except Exception as exc:
+                result.unfinished = digest_ids[position:]
+                raise SendInterrupted(result) from exc
+            result.statuses[digest_id] = digest.status if digest else "not claimed"
+    finally:
+        connection.close()
+    return result
+
+
+class SendInterrupted(Exception):
+    """A send in the chunk failed; `result` says what went out and what is left."""
+
+    def __init__(self, result: ChunkResult) -> None:
+        super().__init__(f"{len(result.unfinished)} digest(s) left unsent")
+        self.result = result
