@@ -3,6 +3,9 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Where the embedded default keeps its database, mail, broker folders and secret (settings read it too).
+VAR_DIR ?= $(CURDIR)/var
+export VAR_DIR
 
 .PHONY: run serve test setup lint types pytest bench clean lock
 
@@ -13,14 +16,14 @@ $(STAMP): pyproject.toml requirements.lock
 	@touch $(STAMP)
 
 setup: $(STAMP)
-	@mkdir -p var/mail var/celery/queue var/celery/processed var/celery/control var/cache var/static
+	@mkdir -p $(addprefix $(VAR_DIR)/,mail celery/queue celery/processed celery/control cache static)
 
 run: setup
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py import_course content/gpus-tpus-ai-hardware
 	$(PY) manage.py seed_workload_cards
 	$(PY) manage.py seed_demo
-	@echo "Site: http://127.0.0.1:$${PORT:-8000}/   (mail lands in var/mail/ unless EMAIL_URL is set)"
+	@echo "Site: http://127.0.0.1:$${PORT:-8000}/   (mail lands in $(VAR_DIR)/mail/ unless EMAIL_URL is set)"
 	SITE_URL=$${SITE_URL:-http://127.0.0.1:$${PORT:-8000}} PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile
 
 # Production on one machine: the same code with production values (DJANGO_ENV=production,
@@ -52,4 +55,4 @@ lock:
 	$(PY) -m pip freeze --exclude-editable | grep -v '^-e' > requirements.lock
 
 clean:
-	rm -rf var/celery var/cache var/mail
+	rm -rf $(VAR_DIR)/celery $(VAR_DIR)/cache $(VAR_DIR)/mail

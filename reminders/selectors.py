@@ -16,6 +16,8 @@ from django.db.models import Count, Q, QuerySet
 
 from accounts.local_day import learning_date
 from accounts.models import User
+from courses.models import Enrollment
+from courses.selectors import courses_taught_by
 from quizzes.models import RecallSchedule
 from reminders.models import ReminderDigest
 
@@ -144,16 +146,11 @@ def digests_failed_retryable(
 
 def digests_visible_to(*, user: User) -> QuerySet[ReminderDigest]:
     """Staff see every digest; an instructor sees those of learners in the courses they teach."""
-    qs = ReminderDigest.objects.all()
     if user.is_staff:
-        return qs
-    from courses.models import Enrollment
-
-    taught = Enrollment.objects.filter(user=user, role=Enrollment.Role.INSTRUCTOR).values(
-        "course_id"
-    )
+        return ReminderDigest.objects.all()
+    taught = courses_taught_by(user=user).values("pk")
     learners = Enrollment.objects.filter(course_id__in=taught).values("user_id")
-    return qs.filter(learner_id__in=learners)
+    return ReminderDigest.objects.filter(learner_id__in=learners)
 
 
 def digest_counts(
