@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from courses.models import Course, Lesson, LessonProgress, Module
-from courses.services.content import CourseSpec, LessonSpec
+from courses.services.content_specs import CourseSpec, LessonSpec
 from courses.services.content_sync import ImportReport, row_upsert
 from courses.services.rendering import markdown_render
 

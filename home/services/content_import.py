@@ -10,7 +10,8 @@ from pathlib import Path
 
 from django.db import transaction
 
-from courses.services.content import CourseSpec, course_content_load
+from courses.services.content import course_content_load
+from courses.services.content_specs import CourseSpec
 from courses.services.content_sync import ImportReport
 from courses.services.importer import course_hash_record, course_prune, course_sync
 from planner.capstone.rubric_sync import rubric_sync

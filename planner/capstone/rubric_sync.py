@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import Prefetch
 
 from courses.models import Course
-from courses.services.content import CriterionSpec, RubricSpec
+from courses.services.content_specs import CriterionSpec, RubricSpec
 from courses.services.content_sync import (
     ImportReport,
     children_sync,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from courses.models import Lesson
-from courses.services.content import ItemSpec
+from courses.services.content_specs import ItemSpec
 from courses.services.content_sync import ImportReport, children_sync, row_upsert
 from quizzes.models import Choice, QuizItem, RecallSchedule
 

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from courses.models import Lesson
-from courses.services.content import toml_key_lines
+from courses.services.content_toml import toml_key_lines
 from courses.services.rendering import html_sanitise, markdown_render
 from tests.factories import LessonFactory
 

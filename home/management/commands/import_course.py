@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from courses.services.content import ContentError
+from courses.services.content_specs import ContentError
 from home.services.content_import import course_import
 
 
