@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import zoneinfo
-from datetime import date
 
 from django.contrib.auth.models import AbstractUser, BaseUserManager
 from django.core.exceptions import ValidationError
@@ -85,6 +84,3 @@ class User(AbstractUser):
         from accounts.services import INSTRUCTORS_GROUP
 
         return self.groups.filter(name=INSTRUCTORS_GROUP).exists()
-
-    def reminders_paused_on(self, local_date: date) -> bool:
-        return self.reminders_paused_until is not None and local_date <= self.reminders_paused_until

@@ -47,10 +47,6 @@ class CourseSchedulingForm(forms.Form):
     daily_review_limit = forms.IntegerField(label=_("Reviews per day"), min_value=0)
 
 
-class NumericAnswerForm(forms.Form):
-    value = forms.FloatField(label=_("Your answer"))
-
-
 class GradeForm(forms.Form):
     rating = forms.TypedChoiceField(
         choices=[(1, "Again"), (2, "Hard"), (3, "Good"), (4, "Easy")], coerce=int

@@ -67,14 +67,6 @@ def capstone_overview_for(*, learner: User) -> list[CapstoneCourseRow]:
     return list(rows.values())
 
 
-def submission_released_grade(submission: CapstoneSubmission) -> Grade | None:
-    """The prefetched released grade of a submission from submissions_for_learner, or None."""
-    try:
-        return submission.grade
-    except Grade.DoesNotExist:
-        return None
-
-
 @dataclass
 class ContentRow:
     name: str
