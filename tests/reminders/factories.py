@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from accounts.models import User
@@ -30,8 +30,16 @@ def learner_due(
         **extra,
     )
     for _ in range(items):
+        review = state == RecallSchedule.State.REVIEW
         RecallScheduleFactory(
-            learner=user, item=QuizItemFactory(), due=due, state=state, last_review=last_review
+            learner=user,
+            item=QuizItemFactory(),
+            due=due,
+            state=state,
+            # A review card has a memory state and a last review (three days before it fell due).
+            stability=3.0 if review else None,
+            difficulty=5.0 if review else None,
+            last_review=last_review or (due - timedelta(days=3) if review else None),
         )
     return user
 
