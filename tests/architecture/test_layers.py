@@ -66,6 +66,11 @@ def test_the_project_keeps_its_layers() -> None:
             "import core.bounds",
             "planner.capacity is not allowed to import core",
         ),
+        (
+            "planner/cards/upward.py",
+            "import planner.capstone.models",
+            "planner.cards is not allowed to import planner.capstone",
+        ),
     ],
 )
 def test_an_upward_import_fails_the_lint(
