@@ -17,16 +17,6 @@ from courses.services.content_specs import CourseSpec, LessonSpec
 from courses.services.content_sync import ImportReport, row_upsert
 from courses.services.rendering import markdown_render
 
-# Set from the content when a course is created; instructors own them afterwards.
-SCHEDULING_SETTINGS = (
-    "desired_retention",
-    "learning_steps_minutes",
-    "relearning_steps_minutes",
-    "maximum_interval_days",
-    "daily_new_limit",
-    "daily_review_limit",
-)
-
 
 @dataclass
 class CourseSync:
