@@ -36,7 +36,7 @@ class PromptGradeForm(forms.Form):
     rating = forms.TypedChoiceField(
         label=_("How well did you recall it?"), choices=ReviewLog.Rating.choices, coerce=int
     )
-    card_token = forms.UUIDField(widget=forms.HiddenInput)
+    card_token = forms.UUIDField(label=_("Card token"), widget=forms.HiddenInput)
 
 
 def signed_link[T](
