@@ -43,6 +43,15 @@ class ClaimRequired(Exception):
     """Grading needs a live claim held by the grader."""
 
 
+class ConflictOfInterest(Exception):
+    """An instructor never claims or grades their own submission."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            _("This is your own submission: another instructor of the course grades it.")
+        )
+
+
 class GradeReleasedError(Exception):
     """A released grade changes only through a recorded regrade."""
 
@@ -59,10 +68,12 @@ def submission_claim(*, grader: User, submission_id: int, now: datetime) -> Grad
 
     The submission row is locked for the decision, so of two graders claiming at once the
     second waits, then sees the first one's claim. The grader's own live claim is renewed;
-    an expired claim of anyone is taken over.
+    an expired claim of anyone is taken over. The grader's own submission is refused
+    (ConflictOfInterest).
     """
     with transaction.atomic():
         submission = CapstoneSubmission.objects.select_for_update().get(pk=submission_id)
+        _refuse_own(grader=grader, submission=submission)
         claim = GradingClaim.objects.select_related("grader").filter(submission=submission).first()
         if claim is not None and claim.grader_id != grader.pk and claim.expires_at > now:
             raise ClaimHeld(claim)
@@ -81,6 +92,11 @@ def submission_claim(*, grader: User, submission_id: int, now: datetime) -> Grad
 def submission_unclaim(*, grader: User, submission_id: int) -> None:
     """Give up one's own claim (someone else's is left alone)."""
     GradingClaim.objects.filter(submission_id=submission_id, grader=grader).delete()
+
+
+def _refuse_own(*, grader: User, submission: CapstoneSubmission) -> None:
+    if submission.learner_id == grader.pk:
+        raise ConflictOfInterest()
 
 
 def _require_claim(*, grader: User, submission: CapstoneSubmission, now: datetime) -> None:
@@ -148,6 +164,8 @@ def _apply(*, grade: Grade, scores: list[ScoreInput], overall_feedback: str) -> 
 def _claimed_submission(*, grader: User, submission_id: int, now: datetime) -> CapstoneSubmission:
     """Lock the submission for this grading action and check (and renew) the grader's claim."""
     submission = CapstoneSubmission.objects.select_for_update().get(pk=submission_id)
+    # Checked on every write too: a claim taken before this rule existed grants nothing.
+    _refuse_own(grader=grader, submission=submission)
     _require_claim(grader=grader, submission=submission, now=now)
     return submission
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db.models import (
+    BooleanField,
     Case,
     CharField,
     Count,
@@ -84,8 +85,17 @@ def _with_status(
 def grading_queue(
     *, user: User, now: datetime, course_id: int | None = None, status: str | None = None
 ) -> QuerySet[CapstoneSubmission]:
-    """Submitted versions to grade, oldest first, with their queue status and live claim."""
-    qs = _with_status(submissions_for_grader(user=user), now=now)
+    """Submitted versions to grade, oldest first, with their queue status and live claim.
+
+    `is_own` marks the grader's own submissions, which another instructor must grade.
+    """
+    qs = _with_status(submissions_for_grader(user=user), now=now).annotate(
+        is_own=Case(
+            When(learner_id=user.pk, then=Value(True)),
+            default=Value(False),
+            output_field=BooleanField(),
+        )
+    )
     if course_id is not None:
         qs = qs.filter(course_id=course_id)
     if status:

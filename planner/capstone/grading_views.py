@@ -23,6 +23,7 @@ from planner.capstone.forms import GradeForm
 from planner.capstone.grading import (
     ClaimHeld,
     ClaimRequired,
+    ConflictOfInterest,
     GradeReleasedError,
     ScoreInput,
     grade_regrade,
@@ -95,6 +96,9 @@ def claim(request: AuthenticatedHttpRequest, submission_id: int) -> HttpResponse
     except ClaimHeld as exc:
         messages.error(request, str(exc))
         return redirect("capstone:grade", submission_id=submission.pk)
+    except ConflictOfInterest as exc:
+        messages.error(request, str(exc))
+        return redirect("capstone:grading_queue")
     messages.success(request, _("Claimed: it is yours to grade for the next 30 minutes."))
     # Straight to the rubric: the next Tab lands on the first level, not the site menu.
     return redirect(reverse("capstone:grade", kwargs={"submission_id": submission.pk}) + "#rubric")
@@ -196,6 +200,9 @@ def grade_save(request: AuthenticatedHttpRequest, submission_id: int) -> HttpRes
     except (ClaimRequired, GradeReleasedError) as exc:
         form.add_error(None, str(exc))
         return _grade_page(request, submission, form, status=409)
+    except ConflictOfInterest as exc:
+        form.add_error(None, str(exc))
+        return _grade_page(request, submission, form, status=403)
     except ValidationError as exc:
         form.add_error(None, exc)
         return _grade_page(request, submission, form, status=400)
