@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -10,6 +11,9 @@ from django.forms import inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from core.bounds import Bound
+from core.forms import BoundedNumberField
+from planner.calculator.forms import ServingForm
 from planner.capstone.grading import ScoreInput
 from planner.cards.selectors import workload_cards_owned_by
 from planner.models import (
@@ -43,6 +47,29 @@ SECTION_NOTES = {
         "When you submit, the automatic check recomputes these with the capacity calculator "
         "and shows you and your grader where your own numbers disagree with it."
     ),
+}
+
+
+def _calculator_bound(name: str) -> Bound:
+    field = ServingForm.base_fields[name]
+    assert isinstance(field, BoundedNumberField)
+    return field.bound
+
+
+# Each worksheet number's physical range, read before any arithmetic (core.bounds): the same
+# quantity has the calculator's range, so a plan the check recomputes is one the calculator takes.
+WORKSHEET_BOUNDS: dict[str, Bound] = {
+    "gpu_memory_gb": _calculator_bound("gpu_memory_gb"),
+    "model_gb": _calculator_bound("model_gb"),
+    "params_billion": _calculator_bound("params_b"),
+    "overhead_gb": _calculator_bound("overhead_gb"),
+    "kv_per_user_gb": _calculator_bound("kv_per_user_gb"),
+    "context_tokens": _calculator_bound("context_tokens"),
+    # A real model's KV cache is well under 10 MB a token; 1000 leaves room for any future one.
+    "kv_per_token_mb": Bound(maximum=Decimal(1000)),
+    "batch_size": Bound(maximum=Decimal(1_000_000), integer=True),
+    "concurrency": _calculator_bound("users"),
+    "claimed_max_users": _calculator_bound("users"),
 }
 
 
@@ -81,8 +108,12 @@ class WorksheetForm(forms.ModelForm):
         cards.queryset = workload_cards_owned_by(user=learner)
         cards.label_from_instance = _card_label  # type: ignore[method-assign,assignment]
         for name in WORKSHEET_NUMBER_FIELDS:
-            self.fields[name].widget.attrs.update(
-                {"min": "0", "step": "any", "inputmode": "decimal"}
+            generated = self.fields[name]
+            self.fields[name] = BoundedNumberField(
+                bound=WORKSHEET_BOUNDS[name],
+                label=generated.label,
+                help_text=generated.help_text,
+                required=False,
             )
 
     def sections(self) -> list[dict[str, Any]]:
