@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.http import AuthenticatedHttpRequest
 from courses.selectors import enrollments_for_dashboard
+from home.selectors import instructor_home_for
 from quizzes.selectors.queue import due_count_for
 
 
@@ -23,12 +24,17 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def dashboard(request: AuthenticatedHttpRequest) -> HttpResponse:
-    user = request.user
+    """A learner's day (what is due, their courses); an instructor's home adds, first, the plans
+    waiting to be graded, the claims they hold, where learners struggle and today's digests."""
+    user, now = request.user, timezone.now()
+    teaching = user.is_staff or user.is_instructor
     return render(
         request,
         "home/dashboard.html",
         {
             "enrollments": enrollments_for_dashboard(user=user),
-            "due_count": due_count_for(learner=user, now=timezone.now()),
+            "due_count": due_count_for(learner=user, now=now),
+            "teaching": instructor_home_for(user=user, now=now) if teaching else None,
+            "now": now,
         },
     )
