@@ -17,4 +17,5 @@ urlpatterns = [
     path("<slug:course_slug>/resume/", views.resume, name="resume"),
     path("<slug:course_slug>/<slug:lesson_slug>/", views.lesson, name="lesson"),
     path("<slug:course_slug>/<slug:lesson_slug>/complete/", views.complete, name="complete"),
+    path("<slug:course_slug>/<slug:lesson_slug>/visit/", views.visit, name="visit"),
 ]

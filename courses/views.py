@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -86,9 +86,21 @@ def lesson(request: AuthenticatedHttpRequest, course_slug: str, lesson_slug: str
         return redirect(course)
     context = _lesson_context(request, course, enrollment, lesson_slug)
     page: LessonPage = context["page"]
-    lesson_visit(enrollment=enrollment, lesson=page.lesson, started=page.entry.started)
+    # The visit is recorded by the page's htmx POST on load (`visit`): a GET writes nothing.
     context["panels"] = lesson_panels_render(request=request, lesson=page.lesson)
     return render(request, "courses/lesson.html", context)
+
+
+@require_POST
+@login_required
+def visit(request: AuthenticatedHttpRequest, course_slug: str, lesson_slug: str) -> HttpResponse:
+    """Remember the lesson for "resume" and start its progress; posted by the page as it loads."""
+    course, enrollment = _course_and_enrollment(request, course_slug)
+    if enrollment is None:
+        raise Http404(_("Enroll in the course to open its lessons."))
+    page = selectors.lesson_page_for(course=course, user=request.user, lesson_slug=lesson_slug)
+    lesson_visit(enrollment=enrollment, lesson=page.lesson, started=page.entry.started)
+    return HttpResponse(status=204)
 
 
 @require_POST

@@ -33,6 +33,10 @@ def complete_url(course: Course, slug: str) -> str:
     return reverse("courses:complete", kwargs={"course_slug": course.slug, "lesson_slug": slug})
 
 
+def visit_url(course: Course, slug: str) -> str:
+    return reverse("courses:visit", kwargs={"course_slug": course.slug, "lesson_slug": slug})
+
+
 @pytest.fixture
 def learner_client(client: Client, learner: User) -> Client:
     client.force_login(learner)
@@ -72,6 +76,10 @@ def test_lesson_page_shows_objective_body_items_then_next_lesson(
         page.index("Next lesson: A practical capacity estimate"),
     ]
     assert order == sorted(order)
+    # The page records the visit with an htmx POST as it loads (a GET writes nothing).
+    assert reverse("courses:visit", args=[course.slug, "hardware-paths"]) in page
+    assert Enrollment.objects.get(user=learner).last_lesson is None
+    assert learner_client.post(visit_url(course, "hardware-paths")).status_code == 204
     enrollment = Enrollment.objects.get(user=learner)
     assert enrollment.last_lesson == Lesson.objects.get(slug="hardware-paths")
 
@@ -127,7 +135,7 @@ def test_resume_goes_to_last_unfinished_lesson_or_the_next_unfinished_one(
     resume = reverse("courses:resume", args=[course.slug])
     assert learner_client.get(resume)["Location"] == lesson_url(course, "workload-types")
 
-    learner_client.get(lesson_url(course, "hardware-paths"))
+    learner_client.post(visit_url(course, "hardware-paths"))
     assert learner_client.get(resume)["Location"] == lesson_url(course, "hardware-paths")
 
     learner_client.post(complete_url(course, "hardware-paths"))
