@@ -55,3 +55,12 @@ def drop_database(name: str) -> None:
     parts = urlsplit(os.environ["DATABASE_URL"])
     with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def unique_database_name(stem: str) -> str:
+    """`<prefix>_<stem>_<pid>_<unix time>`, so runs side by side (and engineers sharing one
+    server) never drop each other's database; the prefix is BENCH_DB_PREFIX, default `bench`."""
+    import time
+
+    prefix = os.environ.get("BENCH_DB_PREFIX", "bench")
+    return f"{prefix}_{stem}_{os.getpid()}_{int(time.time())}"
