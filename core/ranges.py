@@ -19,3 +19,7 @@ DAILY_REVIEW_LIMIT = Bound(maximum=Decimal(10000), allow_zero=True, integer=True
 RATING = Bound(minimum=Decimal(1), maximum=Decimal(4), integer=True)
 # Any other figure in course content (an expected answer, a tolerance, points, minutes).
 CONTENT_FIGURE = Bound(maximum=Decimal(10**15), allow_zero=True)
+# A rubric level's points (the content importer allows the same) and any display position: a
+# grade's total is a sum of points, and must fit its column however many criteria there are.
+RUBRIC_POINTS = Bound(maximum=Decimal(1000), allow_zero=True, integer=True)
+POSITION = Bound(maximum=Decimal(10000), allow_zero=True, integer=True)

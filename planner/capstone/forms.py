@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core.bounds import Bound
 from core.forms import BoundedNumberField
+from core.ranges import POSITION, RUBRIC_POINTS
 from planner.calculator.forms import ServingForm
 from planner.capstone.grading import ScoreInput
 from planner.cards.selectors import workload_cards_owned_by
@@ -190,17 +191,30 @@ class RubricForm(forms.ModelForm):
 
 
 class CriterionForm(forms.ModelForm):
+    position = BoundedNumberField(label=_("Position"), bound=POSITION, initial=0)
+
     class Meta:
         model = Criterion
         fields = ["key", "title", "description", "position"]
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
 
 
+class LevelForm(forms.ModelForm):
+    # Bounded: a grade's total is the sum of its levels' points (issue 12: 2147483647 points
+    # saved, then every grade of the course was a 500).
+    points = BoundedNumberField(label=_("Points"), bound=RUBRIC_POINTS)
+    position = BoundedNumberField(label=_("Position"), bound=POSITION, initial=0)
+
+    class Meta:
+        model = Level
+        fields = ["key", "title", "points", "description", "position"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 2})}
+
+
 LevelFormSet = inlineformset_factory(
     Criterion,
     Level,
-    fields=["key", "title", "points", "description", "position"],
-    widgets={"description": forms.Textarea(attrs={"rows": 2})},
+    form=LevelForm,
     extra=1,
     can_delete=True,
 )
