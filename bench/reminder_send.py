@@ -1,0 +1,267 @@
+"""Benchmark: sending recall digests in one process (what one worker process does), beside raw
+smtplib sending as many messages of the same size over one connection to the same local sink.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/anything \\
+        .venv/bin/python bench/reminder_send.py [--learners N] [--items-per-learner K] [--profile]
+
+Starts a local SMTP sink (aiosmtpd in a child process, so it does not share the sender's GIL;
+it counts and discards messages), builds a throwaway database named per run
+(`bench_reminder_send_<pid>_<time>`; BENCH_DB_PREFIX replaces `bench`; dropped afterwards unless
+--keep) with N due learners, scans them (nothing is enqueued: the bench holds the ids), then times
+`digests_send(digest_ids=chunk, now=...)` over every chunk of REMINDER_DIGEST_CHUNK ids with
+EMAIL_URL pointed at the sink. The reference, in the same run, before and after: raw
+`smtplib.SMTP.sendmail` of N copies of one rendered digest (same bytes) over one connection.
+
+Prints digests/s, smtplib messages/s, their ratio (issue 15: ≥ 50 %) and the queries per digest
+(CaptureQueriesContext over a sample re-sent after the timed run); --profile adds cProfile's top
+functions for the send. Exits 1 if a digest was not sent or the sink missed a message. Without
+PostgreSQL it prints "skipped: …" and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import email.policy
+import io
+import multiprocessing
+import os
+import pstats
+import smtplib
+import socket
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from _bench_db import drop_database, skip_unless_postgres, unique_database_name
+from _bench_db import use_throwaway_database as use_database
+from reminder_scan import build, timed
+
+SAMPLE = 100  # digests re-sent under CaptureQueriesContext for the query count
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def sink(port: int, received: Any, ready: Any) -> None:
+    """A local SMTP server that accepts and discards every message, counting them."""
+    from aiosmtpd.controller import Controller
+
+    class Discard:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            with received.get_lock():
+                received.value += 1
+            return "250 OK"
+
+    controller = Controller(Discard(), hostname="127.0.0.1", port=port)
+    controller.start()
+    ready.set()
+    try:
+        asyncio.run(asyncio.Event().wait())
+    finally:
+        controller.stop()
+
+
+@contextmanager
+def phase_timers() -> Iterator[dict[str, float]]:
+    """Seconds spent in each step of `digest_send`, by wrapping the functions it calls (a few
+    microseconds each): claim, content query, message build, serialise + SMTP, mark sent."""
+    import smtplib as smtp_module
+
+    from django.core.mail.backends.smtp import EmailBackend
+
+    from reminders import outbox
+
+    totals: dict[str, float] = {}
+    targets: list[tuple[Any, str, str]] = [
+        (outbox, "digest_claim", "claim (lock, UPDATE, commit)"),
+        (outbox, "digest_content_for", "content (due count, first item)"),
+        (outbox, "digest_message_build", "message build (templates, links)"),
+        (EmailBackend, "send_messages", "serialise + SMTP"),
+        (smtp_module.SMTP, "sendmail", "  of which SMTP sendmail"),
+        (outbox, "_digest_finish", "mark sent (UPDATE)"),
+    ]
+    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
+
+    def wrap(fn: Any, label: str) -> Any:
+        def timed_call(*a: Any, **kw: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*a, **kw)
+            finally:
+                totals[label] += time.perf_counter() - start
+
+        return timed_call
+
+    for (owner, name, label), (_, _, fn) in zip(targets, saved, strict=True):
+        totals[label] = 0.0
+        setattr(owner, name, wrap(fn, label))
+    try:
+        yield totals
+    finally:
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
+
+
+def smtplib_rate(*, port: int, sender: str, to: str, raw: bytes, count: int) -> float:
+    """Messages/s of raw smtplib: `count` copies of `raw` over one connection."""
+    start = time.perf_counter()
+    with smtplib.SMTP("127.0.0.1", port) as smtp:
+        for _ in range(count):
+            smtp.sendmail(sender, [to], raw)
+    return count / (time.perf_counter() - start)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--learners", type=int, default=2_000, help="due learners (digests)")
+    parser.add_argument("--items-per-learner", type=int, default=5)
+    parser.add_argument("--due-items", type=int, default=3, help="items due per learner")
+    parser.add_argument("--profile", action="store_true", help="cProfile the digest send")
+    parser.add_argument("--keep", action="store_true", help="keep the bench database")
+    args = parser.parse_args()
+    skip_unless_postgres()
+
+    # The sink first, forked before Django is set up; the mailer reads EMAIL_URL at setup.
+    port = free_port()
+    received = multiprocessing.Value("i", 0)
+    ready = multiprocessing.Event()
+    server = multiprocessing.get_context("fork").Process(
+        target=sink, args=(port, received, ready), daemon=True
+    )
+    server.start()
+    if not ready.wait(30):
+        print("the SMTP sink did not start")
+        return 1
+    os.environ["EMAIL_URL"] = f"smtp://127.0.0.1:{port}"
+
+    started = time.perf_counter()
+    db_name = unique_database_name("reminder_send")
+    print(f"Building {db_name}: {args.learners:,} due learners × {args.items_per_learner} items")
+    timed("create database + migrate", lambda: use_database(db_name))
+    from django.conf import settings
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from reminders import scan
+    from reminders.emails import digest_message_build
+    from reminders.models import ReminderDigest
+    from reminders.selectors import digest_content_for
+    from reminders.sending import digests_send
+
+    try:
+        build(
+            learners=args.learners,
+            items=args.items_per_learner,
+            due_learners=args.learners,
+            due_items=args.due_items,
+        )
+        now = timezone.now()
+        scan.digests_enqueue = lambda *, digest_ids: None  # type: ignore[assignment]
+        result, _ = timed("scan (nothing enqueued)", lambda: scan.digests_scan(now=now))
+        ids = result.enqueued_ids
+        chunks = list(scan.digest_chunks(ids))
+
+        # The reference message: one digest rendered as the sender renders it, as bytes.
+        digest = ReminderDigest.objects.select_related("learner").get(pk=ids[0])
+        content = digest_content_for(learner=digest.learner, now=now)
+        digest.message_id = f"<reference{digest.pk}@localhost>"
+        message = digest_message_build(
+            digest=digest, learner=digest.learner, content=content, now=now
+        )
+        raw = message.message(policy=email.policy.SMTP).as_bytes()  # as the backend sends it
+        reference = {"port": port, "sender": message.from_email, "to": digest.learner.email}
+
+        print(f"\nSink smtp://127.0.0.1:{port}; {len(ids):,} digests in {len(chunks)} chunk(s)")
+        before, _ = timed(
+            f"raw smtplib, {len(ids):,} messages (before)",
+            lambda: smtplib_rate(raw=raw, count=len(ids), **reference),
+        )
+        profiler = cProfile.Profile() if args.profile else None
+        statuses: Counter[str] = Counter()
+
+        def send_all() -> None:
+            for chunk in chunks:
+                statuses.update(digests_send(digest_ids=chunk, now=now).statuses.values())
+
+        if profiler:
+            profiler.enable()
+        _, t_send = timed(f"digests_send, {len(ids):,} digests", send_all)
+        if profiler:
+            profiler.disable()
+        after, _ = timed(
+            f"raw smtplib, {len(ids):,} messages (after)",
+            lambda: smtplib_rate(raw=raw, count=len(ids), **reference),
+        )
+
+        # Where a digest's time goes: a sample put back to pending and sent again, timed by
+        # step; then again with its queries captured.
+        sample = ids[:SAMPLE]
+        pending = ReminderDigest.Status.PENDING
+        ReminderDigest.objects.filter(pk__in=sample).update(status=pending)
+        with phase_timers() as steps:
+            start = time.perf_counter()
+            digests_send(digest_ids=sample, now=now)
+            steps["total"] = time.perf_counter() - start
+        ReminderDigest.objects.filter(pk__in=sample).update(status=pending)
+        with CaptureQueriesContext(connection) as queries:
+            digests_send(digest_ids=sample, now=now)
+        shapes = Counter(q["sql"].split(" ", 1)[0] for q in queries.captured_queries)
+        db_seconds = sum(float(q["time"]) for q in queries.captured_queries)
+        time.sleep(0.2)  # the sink's last acknowledgements
+
+        rate = len(ids) / t_send
+        raw_rate = (before + after) / 2
+        print("\nFigures")
+        print(f"  digests sent                       {statuses.get('sent', 0):>10,}")
+        print(f"  sink received (all runs)           {received.value:>10,}")
+        print(f"  message size                       {len(raw):>10,} bytes")
+        print(f"  digests/s (one process)            {rate:>10,.0f}")
+        print(f"  raw smtplib messages/s before      {before:>10,.0f}")
+        print(f"  raw smtplib messages/s after       {after:>10,.0f}")
+        print(f"  digests/s ÷ smtplib (mean)         {rate / raw_rate:>10.1%}   (goal ≥ 50 %)")
+        print(f"  ms per digest                      {1000 / rate:>10.2f}")
+        print(f"  ms per smtplib message             {1000 / raw_rate:>10.2f}")
+        per = len(queries.captured_queries) / len(sample)
+        print(f"  queries per digest                 {per:>10.1f}   over {len(sample)} digests")
+        print(f"  query time per digest (captured)   {db_seconds * 1000 / len(sample):>10.2f} ms")
+        print("    by kind: " + ", ".join(f"{k} {v / len(sample):.1f}" for k, v in shapes.items()))
+        print("  the chunk's first queries (the learners, then one digest's), ms:")
+        for q in queries.captured_queries[:9]:
+            print(f"    {float(q['time']) * 1000:6.2f}  {' '.join(q['sql'].split())[:100]}")
+        print(f"  ms per digest by step, over {len(sample)} digests re-sent:")
+        for label, seconds in steps.items():
+            print(f"    {label:<36}{seconds * 1000 / len(sample):>6.2f}")
+        if profiler:
+            out = io.StringIO()
+            stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
+            stats.print_stats(40)
+            stats.sort_stats("tottime").print_stats(20)
+            # Where the send itself waits: the SMTP client's calls, by cumulative time.
+            stats.sort_stats("cumulative").print_stats(r"smtplib|socket", 12)
+            print(f"\ncProfile of the timed send (cumulative, {len(ids):,} digests):")
+            print(out.getvalue())
+        print(f"\nTotal {time.perf_counter() - started:.0f} s")
+        expected = 2 * len(ids) + len(ids) + 2 * len(sample)
+        ok = statuses.get("sent", 0) == len(ids) and received.value == expected
+        if not ok:
+            print(f"FAILED: statuses {dict(statuses)}, sink {received.value} of {expected}")
+        print(f"settings: REMINDER_DIGEST_CHUNK={settings.REMINDER_DIGEST_CHUNK}")
+        return 0 if ok else 1
+    finally:
+        server.terminate()
+        server.join(10)
+        if not args.keep:
+            drop_database(db_name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
