@@ -43,6 +43,7 @@ class World:
     card: WorkloadCard
     unsubscribe_token: str
     prompt_token: str
+    resubmission: CapstoneSubmission | None = None
 
 
 @pytest.fixture
