@@ -118,7 +118,6 @@ def main() -> int:
         try:
             for _ in range(5):  # warm: imports, the catalogue, the first connection
                 timed_get(port, NORMAL)
-                timed_get(port, STALL)
             normal_status, normal_ms = median_of(port, NORMAL, args.repeat)
             stall_status, stall_ms = median_of(port, STALL, args.repeat)
             smaller_status, smaller_ms = median_of(port, SMALLER, args.repeat)
