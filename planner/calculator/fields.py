@@ -45,6 +45,16 @@ def int_field(
     )
 
 
+def fraction_field(label: str, help_text: str = "") -> BoundedNumberField:
+    """A share of a whole: greater than zero, at most 1 (core.bounds)."""
+    return BoundedNumberField(
+        label=label,
+        required=False,
+        help_text=help_text,
+        bound=Bound(maximum=Decimal(1), minimum=Decimal("0.01")),
+    )
+
+
 def precision_field(label: str, help_text: str) -> forms.ChoiceField:
     return forms.ChoiceField(
         label=label,

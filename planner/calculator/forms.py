@@ -15,7 +15,13 @@ from urllib.parse import urlencode
 from django import forms
 from django.core.exceptions import ValidationError
 
-from planner.calculator.fields import gb_field, int_field, picker_field, precision_field
+from planner.calculator.fields import (
+    fraction_field,
+    gb_field,
+    int_field,
+    picker_field,
+    precision_field,
+)
 from planner.calculator.pickers import (
     PICK_GPU_HELP,
     PICK_MODEL_HELP,
@@ -97,7 +103,27 @@ class ServingForm(CalculatorForm):
     weight_precision = precision_field(
         "Weight precision", "fp32 4 bytes, bf16/fp16 2, fp8/int8 1, int4 0.5."
     )
-    overhead_gb = gb_field("Runtime overhead (GB)", allow_zero=True, maximum="10000")
+    overhead_gb = gb_field(
+        "Runtime overhead (GB)",
+        "Leave empty for a serving engine's own accounting (vLLM's), shown in parts.",
+        allow_zero=True,
+        maximum="10000",
+    )
+    gpu_memory_utilization = fraction_field(
+        "GPU memory utilization (0-1)",
+        "The share of the GPU a serving engine may use (vLLM's default 0.9). Without an overhead.",
+    )
+    tensor_parallel = int_field(
+        "GPUs (tensor parallelism)",
+        "GPUs of one kind the model is split over: weights and KV heads split N ways.",
+        maximum=64,
+    )
+    vocab_size = int_field(
+        "Vocabulary size",
+        "With the hidden size: the 16-bit embeddings of a quantised model.",
+        maximum=10_000_000,
+    )
+    hidden_size = int_field("Hidden size", maximum=1_000_000)
     kv_per_user_gb = gb_field(
         "KV cache per user (GB)",
         "Leave empty to compute it from the architecture.",
@@ -115,10 +141,22 @@ class ServingForm(CalculatorForm):
     users = int_field("Concurrent users (target)", allow_zero=True, maximum=100_000_000)
     memory_bandwidth_gb_s = gb_field("Memory bandwidth (GB/s)", "Overrides the GPU's bandwidth.")
     min_decode_tokens_per_s = gb_field("Decode speed target (tokens/s per stream)")
+    decode_batch = int_field(
+        "Decode batch (streams at once)",
+        "Streams decoding together; each step reads the weights once plus every stream's KV "
+        "cache. Empty: the target users.",
+        maximum=100_000,
+    )
     latency_target_ms = int_field(
-        "Latency target (ms per request)",
-        "With the output length, sets the decode speed a request needs.",
+        "Answer latency target (ms, whole answer)",
+        "First token plus every output token; with the output length, sets the decode speed needed.",
         maximum=86_400_000,
+    )
+    ttft_target_ms = int_field("Time-to-first-token target (ms)", maximum=86_400_000)
+    prompt_tokens = int_field(
+        "Prompt tokens per request",
+        "Sets the prefill time (to the first token).",
+        maximum=100_000_000,
     )
     output_tokens = int_field("Output tokens per request", maximum=100_000_000)
 

@@ -8,9 +8,11 @@ never passes silently.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -42,12 +44,31 @@ class Accelerator:
     price_per_million_input_tokens_usd: float | None = None
     price_per_million_output_tokens_usd: float | None = None
     mig_profiles: tuple[MigProfile, ...] = ()
-    # For a MIG slice: the parent's id and the profile; bandwidth and TFLOPS scale by slices/7.
+    # For a MIG slice: the parent's id; TFLOPS scale by compute slices of 7, bandwidth by memory
+    # slices of 8 (NVIDIA MIG user guide: each memory slice has its own share of the memory controllers).
     mig_of: str = ""
+    # What the CUDA runtime reports as total (GiB), and where that figure comes from.
+    usable_memory_gib: float | None = None
+    usable_memory_source: str = ""
+    dense_fp8_tflops: float | None = None
+    dense_int8_tops: float | None = None
+    precisions: tuple[str, ...] = ()
+    price_per_million_embedding_tokens_usd: float | None = None
 
     @property
     def is_memory_device(self) -> bool:
         return self.memory_gb is not None
+
+    @property
+    def usable_memory_bytes(self) -> int | None:
+        """The runtime's total in bytes (GiB x 2^30), or None where no figure is catalogued."""
+        if self.usable_memory_gib is None:
+            return None
+        return round(Fraction(str(self.usable_memory_gib)) * 2**30)
+
+    def supports(self, precision: str) -> bool:
+        """Whether the hardware computes in `precision` (unknown lists allow everything)."""
+        return not self.precisions or precision in self.precisions
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +86,11 @@ class ModelSpec:
     release_precision: str
     source: str
     notes: str = ""
+    vocab_size: int | None = None
+    tie_word_embeddings: bool = False
+    family: str = "dense"  # "dense" | "moe" | "multimodal"
+    active_params_b: float | None = None  # MoE: parameters one token reads
+    sliding_window: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +138,12 @@ def mig_slices(acc: Accelerator) -> list[Accelerator]:
     out = []
     for profile in acc.mig_profiles:
         share = profile.compute_slices / 7
+        memory_share = _memory_slices(profile, acc) / 8
+        usable = (
+            round(acc.usable_memory_gib * profile.memory_gb / acc.memory_gb, 2)
+            if acc.usable_memory_gib and acc.memory_gb
+            else None
+        )
         out.append(
             replace(
                 acc,
@@ -119,9 +151,19 @@ def mig_slices(acc: Accelerator) -> list[Accelerator]:
                 name=f"{acc.name} MIG {profile.name}",
                 memory_gb=profile.memory_gb,
                 memory_bandwidth_gb_s=(
-                    round(acc.memory_bandwidth_gb_s * share, 1)
+                    round(acc.memory_bandwidth_gb_s * memory_share, 1)
                     if acc.memory_bandwidth_gb_s
                     else None
+                ),
+                usable_memory_gib=usable,
+                usable_memory_source=(
+                    f"the parent's {acc.usable_memory_gib} GiB prorated by memory" if usable else ""
+                ),
+                dense_fp8_tflops=(
+                    round(acc.dense_fp8_tflops * share, 1) if acc.dense_fp8_tflops else None
+                ),
+                dense_int8_tops=(
+                    round(acc.dense_int8_tops * share, 1) if acc.dense_int8_tops else None
                 ),
                 dense_bf16_tflops=(
                     round(acc.dense_bf16_tflops * share, 1) if acc.dense_bf16_tflops else None
@@ -132,17 +174,25 @@ def mig_slices(acc: Accelerator) -> list[Accelerator]:
                 mig_profiles=(),
                 mig_of=acc.id,
                 notes=(
-                    f"A MIG slice: {profile.compute_slices}/7 of the compute; bandwidth, TFLOPS "
-                    "and price prorated by slices (an approximation)."
+                    f"A MIG slice: {profile.compute_slices}/7 of the compute (TFLOPS and price "
+                    f"prorated) and {_memory_slices(profile, acc)}/8 of the memory slices "
+                    "(bandwidth prorated): an approximation."
                 ),
             )
         )
     return out
 
 
+def _memory_slices(profile: MigProfile, acc: Accelerator) -> int:
+    """Memory slices of 8 a profile holds: 1g.10gb on an 80 GB part is 1, 3g.40gb is 4."""
+    if not acc.memory_gb:
+        return profile.compute_slices
+    eighths = profile.memory_gb / acc.memory_gb * 8
+    return max(1, min(8, 2 ** round(math.log2(eighths)) if eighths >= 1 else 1))
+
+
 def _opt_float(row: dict[str, Any], key: str) -> float | None:
-    value = row.get(key)
-    return None if value is None else float(value)
+    return None if row.get(key) is None else float(row[key])
 
 
 def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[Accelerator, ...]:
@@ -173,6 +223,14 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
             source=str(row["source"]),
             notes=str(row.get("notes", "")),
             mig_profiles=profiles,
+            usable_memory_gib=_opt_float(row, "usable_memory_gib"),
+            usable_memory_source=str(row.get("usable_memory_source", "")),
+            dense_fp8_tflops=_opt_float(row, "dense_fp8_tflops"),
+            dense_int8_tops=_opt_float(row, "dense_int8_tops"),
+            precisions=tuple(str(p) for p in row.get("precisions", ())),
+            price_per_million_embedding_tokens_usd=_opt_float(
+                row, "price_per_million_embedding_tokens_usd"
+            ),
         )
         if acc.id in prices:
             acc = replace(acc, price_per_hour_usd=prices[acc.id])
@@ -199,6 +257,11 @@ def _load_models(data: dict[str, Any]) -> tuple[ModelSpec, ...]:
             release_precision=str(row["release_precision"]),
             source=str(row["source"]),
             notes=str(row.get("notes", "")),
+            vocab_size=int(row["vocab_size"]) if "vocab_size" in row else None,
+            tie_word_embeddings=bool(row.get("tie_word_embeddings", False)),
+            family=str(row.get("family", "dense")),
+            active_params_b=_opt_float(row, "active_params_b"),
+            sliding_window=int(row["sliding_window"]) if "sliding_window" in row else None,
         )
         for row in data["model"]
     )

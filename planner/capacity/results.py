@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any, Self, overload
+from typing import Any, ClassVar, Self, overload
 
 from planner.capacity.units import bytes_to_gb
 
@@ -21,6 +21,10 @@ class WarningCode(StrEnum):
     ACTIVATIONS_NOT_COUNTED = "activations_not_counted"
     WINDOW_TOO_SHORT = "window_too_short"
     NOT_AN_ACCELERATOR = "not_an_accelerator"
+    PREFILL_TOO_SLOW = "prefill_too_slow"
+    SLIDING_WINDOW_UPPER_BOUND = "sliding_window_upper_bound"
+    MOE_ALL_EXPERTS_RESIDENT = "moe_all_experts_resident"
+    MULTIMODAL_ACTIVATIONS = "multimodal_activations"
 
 
 class Severity(StrEnum):
@@ -61,10 +65,34 @@ class FormulaLine(_PlainText):
     substituted: str
 
 
+@dataclass(slots=True)
+class Trail:
+    """What the steps of one estimate collect as they go: warnings, assumptions, formulas."""
+
+    warnings: list[EstimateWarning] = field(default_factory=list)
+    assumptions: list[Assumption] = field(default_factory=list)
+    formulas: list[FormulaLine] = field(default_factory=list)
+
+    def formula(self, label: str, formula: str, substituted: str) -> None:
+        self.formulas.append(FormulaLine(label, formula, substituted))
+
+    def assume(self, name: str, assumed: str) -> None:
+        self.assumptions.append(Assumption(name, assumed))
+
+    def warn(self, code: WarningCode, severity: Severity, message: str) -> None:
+        self.warnings.append(EstimateWarning(code, severity, message))
+
+    @property
+    def has_error(self) -> bool:
+        return any(w.severity == Severity.ERROR for w in self.warnings)
+
+
 class EstimateNotes:
-    """What every estimate carries beside its figures: warnings, assumptions, formulas."""
+    """What every estimate carries beside its figures: warnings, assumptions, formulas, and what
+    the estimate does not model (`NOT_MODELLED`, a sentence each)."""
 
     __slots__ = ()
+    NOT_MODELLED: ClassVar[tuple[str, ...]] = ()
     warnings: list[EstimateWarning]
     assumptions: list[Assumption]
     formulas: list[FormulaLine]
@@ -80,6 +108,7 @@ class EstimateNotes:
             "missing_assumptions": self.missing_assumptions,
             "assumptions": [a.to_dict() for a in self.assumptions],
             "formulas": [f.to_dict() for f in self.formulas],
+            "not_modelled": list(self.NOT_MODELLED),
         }
 
 

@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Final
 
 BYTES_PER_GB: Final = 10**9
+BYTES_PER_GIB: Final = 2**30  # what serving engines and the CUDA runtime report
 SECONDS_PER_HOUR: Final = 3600
 
 # Bytes per element for each storage precision. int4 packs two values per byte; quantisation
@@ -27,8 +28,18 @@ BYTES_PER_ELEMENT: Final[dict[str, Fraction]] = {
     "int4": Fraction(1, 2),
 }
 PRECISIONS: Final = tuple(BYTES_PER_ELEMENT)
-# From the widest to the narrowest, for "which precision would fit".
-PRECISIONS_WIDEST_FIRST: Final = ("fp32", "bf16", "fp8", "int4")
+# From the widest to the narrowest, for "which precision would fit" (fp8 and int8 are the same
+# size: the hint offers whichever the hardware computes).
+PRECISIONS_WIDEST_FIRST: Final = ("fp32", "bf16", "fp8", "int8", "int4")
+# Bytes per weight of a quantised checkpoint as stored, scales included. AWQ and GPTQ int4 keep one
+# fp16 scale and one 4-bit zero point per group of 128 weights: 4 + 20/128 = 4.156 bits (AWQ,
+# Lin et al. 2023; GPTQ, Frantar et al. 2022). fp8/int8 checkpoints keep one scale per output
+# channel, well under 0.1 % of the weights, so they count as 1 byte.
+QUANTISED_BYTES_PER_WEIGHT: Final[dict[str, Fraction]] = {
+    "fp8": Fraction(1),
+    "int8": Fraction(1),
+    "int4": Fraction(1, 2) + Fraction(20, 128 * 8),
+}
 
 Number = float | int | Decimal | Fraction
 

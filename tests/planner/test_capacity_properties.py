@@ -7,7 +7,13 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import ServingInputs, estimate_serving
+from planner.capacity import (
+    Accelerator,
+    ModelSpec,
+    ServingInputs,
+    default_catalogue,
+    estimate_serving,
+)
 
 gb = st.decimals(min_value=Decimal("0.1"), max_value=Decimal("400"), places=2)
 small_gb = st.decimals(min_value=Decimal("0"), max_value=Decimal("20"), places=2)
@@ -41,7 +47,7 @@ def test_more_memory_never_means_fewer_users(
     layers=st.integers(1, 128),
     kv_heads=st.integers(1, 64),
     head_dim=st.sampled_from([64, 96, 128, 256]),
-    precision=st.sampled_from(["fp32", "bf16", "fp8", "int4"]),
+    precision=st.sampled_from(["fp32", "bf16", "fp8", "int8"]),
 )
 def test_longer_context_never_means_more_users(
     memory: Decimal,
@@ -111,3 +117,64 @@ def test_zero_users_is_always_named(
     if est.max_active_users == 0:
         assert {w.code for w in est.warnings} & {"weights_do_not_fit", "no_room_for_serving"}
         assert est.fits is False
+
+
+CAT = default_catalogue()
+GPUS = [a for a in CAT.memory_devices() if not a.mig_of and a.kind == "gpu"]
+MODELS = list(CAT.models)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    gpu=st.sampled_from(GPUS),
+    model=st.sampled_from(MODELS),
+    precision=st.sampled_from(["bf16", "fp8", "int4"]),
+    context=st.integers(min_value=256, max_value=32_768),
+    gpus=st.sampled_from([1, 2, 4, 8]),
+    overhead=st.one_of(st.none(), small_gb),
+)
+def test_more_gpus_never_mean_fewer_users(
+    gpu: Accelerator,
+    model: ModelSpec,
+    precision: str,
+    context: int,
+    gpus: int,
+    overhead: Decimal | None,
+) -> None:
+    """Doubling the GPUs of a tensor-parallel deployment never loses a user (either accounting)."""
+    if model.attention_heads % (2 * gpus):
+        return
+    common = {
+        "accelerator": gpu,
+        "model": model,
+        "weight_precision": precision,
+        "context_tokens": context,
+        "overhead_gb": overhead,
+    }
+    fewer = estimate_serving(ServingInputs(tensor_parallel=gpus, **common))  # type: ignore[arg-type]
+    more = estimate_serving(ServingInputs(tensor_parallel=2 * gpus, **common))  # type: ignore[arg-type]
+    assert more.max_active_users >= fewer.max_active_users
+    if fewer.kv_cache_tokens is not None and more.kv_cache_tokens is not None:
+        assert more.kv_cache_tokens >= fewer.kv_cache_tokens
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    gpu=st.sampled_from(GPUS),
+    model=st.sampled_from(MODELS),
+    context=st.integers(min_value=256, max_value=32_768),
+    batch=st.integers(min_value=1, max_value=512),
+    extra=st.integers(min_value=1, max_value=512),
+)
+def test_a_larger_batch_never_means_a_higher_rate_per_user(
+    gpu: Accelerator, model: ModelSpec, context: int, batch: int, extra: int
+) -> None:
+    common = {"accelerator": gpu, "model": model, "context_tokens": context, "overhead_gb": 1}
+    small = estimate_serving(ServingInputs(decode_batch=batch, **common))  # type: ignore[arg-type]
+    large = estimate_serving(ServingInputs(decode_batch=batch + extra, **common))  # type: ignore[arg-type]
+    if small.decode_tokens_per_s_upper_bound is None:
+        assert large.decode_tokens_per_s_upper_bound is None
+        return
+    assert large.decode_tokens_per_s_upper_bound is not None
+    assert large.decode_tokens_per_s_upper_bound <= small.decode_tokens_per_s_upper_bound
+    assert (large.aggregate_tokens_per_s or 0) >= (small.aggregate_tokens_per_s or 0) - 0.1

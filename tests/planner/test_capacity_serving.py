@@ -138,7 +138,8 @@ def test_explicit_architecture_and_fp8_kv() -> None:
 
 
 def test_weights_from_params_and_precision() -> None:
-    """8.03 B params at int4 is 4.015 GB; at bf16 16.06 GB; bytes are exact."""
+    """8.03 B params at int4 with AWQ/GPTQ group scales (4 + 20/128 bits) is 4.172 GB, not 4.015;
+    at bf16 16.06 GB; bytes are exact."""
     est = estimate_serving(
         ServingInputs(
             gpu_memory_gb=24,
@@ -148,7 +149,7 @@ def test_weights_from_params_and_precision() -> None:
             kv_per_user_gb=1,
         )
     )
-    assert est.weights_bytes == 4_015_000_000
+    assert est.weights_bytes == 4_171_835_938  # ⌈8.03e9 × 0.51953125⌉
     est = estimate_serving(
         ServingInputs(
             gpu_memory_gb=24,
@@ -162,14 +163,17 @@ def test_weights_from_params_and_precision() -> None:
 
 
 def test_weights_do_not_fit_names_a_precision_that_would() -> None:
-    """Llama-3.1-70B at bf16 (141.2 GB) does not fit 80 GB; at fp8 (70.6 GB) it would, with one user."""
+    """Llama-3.1-70B at bf16 (141.2 GB) does not fit 80 GB; at 8-bit (72.7 GB with 16-bit
+    embeddings) it would, with one user: int8 on an A100 (no fp8 there), fp8 on an H100."""
     est = on_catalogue("a100-80gb", "llama-3.1-70b", overhead_gb=3, context_tokens=4096)
     assert est.fits is False
     assert est.max_active_users == 0
     assert est.available_for_cache_bytes == 0
     assert [w.code for w in est.warnings] == [WarningCode.WEIGHTS_DO_NOT_FIT]
-    assert est.precision_that_fits == "fp8"
-    assert "fp8" in est.warnings[0].message
+    assert est.precision_that_fits == "int8"
+    assert "int8" in est.warnings[0].message and "fp8" not in est.warnings[0].message
+    h100 = on_catalogue("h100-sxm", "llama-3.1-70b", overhead_gb=3, context_tokens=4096)
+    assert h100.precision_that_fits == "fp8"
 
 
 def test_no_room_for_serving_is_an_error_not_zero_users() -> None:
@@ -216,9 +220,11 @@ def test_largest_context_for_target_users() -> None:
 
 
 def test_missing_assumptions_are_listed_not_silent() -> None:
-    """Precision, context, overhead and users left out are named with what was assumed."""
+    """Precision, context, overhead (so the engine's utilization) and users left out are named
+    with what was assumed."""
     est = estimate_serving(ServingInputs(gpu_memory_gb=80, model=CAT.model("mistral-7b")))
     assert set(est.missing_assumptions) == {
+        "gpu_memory_utilization",
         "weight_precision",
         "kv_precision",
         "context_tokens",
@@ -269,10 +275,12 @@ def test_nothing_to_size_without_memory_or_kv() -> None:
 
 
 def test_mig_slice_is_a_device_of_its_own() -> None:
-    """An A100 80GB 3g.40gb slice has 40 GB and 3/7 of the bandwidth."""
+    """An A100 80GB 3g.40gb slice has 40 GB, 3/7 of the compute and 4/8 of the memory slices, so
+    half the bandwidth (NVIDIA MIG user guide)."""
     acc = CAT.accelerator("a100-80gb:3g.40gb")
     assert acc.memory_gb == 40
-    assert acc.memory_bandwidth_gb_s == pytest.approx(2039 * 3 / 7, abs=0.1)
+    assert acc.memory_bandwidth_gb_s == pytest.approx(2039 / 2, abs=0.1)
+    assert acc.dense_bf16_tflops == pytest.approx(312 * 3 / 7, abs=0.1)
     est = estimate_serving(
         ServingInputs(accelerator=acc, model_gb=14, overhead_gb=3, kv_per_user_gb=0.6)
     )

@@ -18,18 +18,26 @@ from planner.capacity import FormulaLine
 
 SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
     "serving": [
+        ("tensor_parallel", "GPUs (tensor parallelism)"),
+        ("gpu_memory_gb", "GPU memory (GB)"),
         ("weights_gb", "Weights (GB)"),
         ("overhead_gb", "Runtime overhead (GB)"),
+        ("gpu_memory_utilization", "GPU memory utilization"),
         ("kv_bytes_per_token", "KV bytes per token"),
         ("kv_cache_per_user_gb", "KV cache per user (GB)"),
         ("available_for_cache_gb", "Available for cache (GB)"),
+        ("kv_cache_tokens", "KV cache tokens"),
         ("max_active_users", "Max active users"),
         ("users", "Target users"),
         ("fits", "Fits"),
         ("headroom_gb", "Headroom (GB)"),
         ("max_context_tokens_for_users", "Largest context for the target users (tokens)"),
+        ("decode_batch", "Decode batch (streams)"),
         ("decode_tokens_per_s_upper_bound", "Decode upper bound per stream (tokens/s)"),
+        ("aggregate_tokens_per_s", "Aggregate decode (tokens/s)"),
+        ("time_to_first_token_ms", "Time to first token, prefill (ms)"),
         ("required_decode_tokens_per_s", "Decode speed needed (tokens/s)"),
+        ("cost_per_million_output_tokens_usd", "Cost per million output tokens (USD)"),
         ("precision_that_fits", "Precision that would fit"),
     ],
     "training": [
@@ -164,6 +172,8 @@ class Command(BaseCommand):
             if isinstance(value, bool):
                 value = "yes" if value else "no"
             lines.append(f"  {label}: {value}")
+            if key == "overhead_gb" and data.get("overhead_parts_gb"):
+                lines += [f"    {part}: {gb}" for part, gb in data["overhead_parts_gb"].items()]
         if estimate.warnings:
             lines.append("Warnings:")
             lines += [f"  [{w.code}] {w.message}" for w in estimate.warnings]
@@ -174,4 +184,7 @@ class Command(BaseCommand):
         if formulas:
             lines.append("Formulas:")
             lines += [f"  {f.label}: {f.formula}\n      {f.substituted}" for f in formulas]
+        if data.get("not_modelled"):
+            lines.append("Not modelled:")
+            lines += [f"  {note}" for note in data["not_modelled"]]
         return "\n".join(lines)

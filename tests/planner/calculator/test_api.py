@@ -176,3 +176,55 @@ def test_bad_input_is_400_with_field_errors(
 
 def test_api_is_get_only(client: Client) -> None:
     assert client.post(reverse("planner:api_serving"), {}).status_code == 405
+
+
+def test_serving_reports_the_engines_accounting_keys(client: Client) -> None:
+    """No overhead given: the pool in tokens, whole requests, the overhead's parts, the notes."""
+    data = client.get(
+        reverse("planner:api_serving"),
+        {
+            "gpu": "h100-sxm",
+            "model": "llama-3.1-70b",
+            "weight_precision": "bf16",
+            "tensor_parallel": "4",
+            "gpu_memory_utilization": "0.95",
+            "context_tokens": "8192",
+            "users": "20",
+            "decode_batch": "8",
+            "prompt_tokens": "2000",
+        },
+    ).json()
+    assert data["tensor_parallel"] == 4 and data["gpu_memory_utilization"] == 0.95
+    assert data["kv_cache_tokens"] > 0 and data["fits"] is True
+    assert data["max_active_users"] == data["kv_cache_tokens"] // 8192
+    assert set(data["overhead_parts_gb"]) == {
+        "utilization_headroom",
+        "activation_peak",
+        "non_torch",
+    }
+    assert data["decode_batch"] == 8 and data["time_to_first_token_ms"] > 0
+    assert data["not_modelled"]
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"tensor_parallel": "3"}, "tensor_parallel"),
+        ({"tensor_parallel": "65"}, "tensor_parallel"),
+        ({"gpu_memory_utilization": "1.5"}, "gpu_memory_utilization"),
+        ({"gpu_memory_utilization": "0"}, "gpu_memory_utilization"),
+        ({"vocab_size": "2.5"}, "vocab_size"),
+        ({"hidden_size": "1e99"}, "hidden_size"),
+        ({"decode_batch": "-1"}, "decode_batch"),
+        ({"kv_precision": "int4"}, "kv_precision"),
+    ],
+)
+def test_new_serving_inputs_are_bounded_and_named(
+    client: Client, params: dict[str, str], field: str
+) -> None:
+    response = client.get(
+        reverse("planner:api_serving"),
+        {"gpu": "h100-sxm", "model": "llama-3.1-8b", **params},
+    )
+    assert response.status_code == 400
+    assert field in response.json()["errors"]

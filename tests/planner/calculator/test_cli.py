@@ -73,8 +73,10 @@ def test_serving_from_catalogue_names() -> None:
     assert data["gpu_memory_gb"] == 80.0
     # (80 - 16.06 - 4) GB / (131,072 × 8,192) bytes = 55.8 -> 55 users
     assert data["max_active_users"] == 55
+    # 32 streams decode together: each step reads the weights once plus 32 KV caches.
+    assert data["decode_batch"] == 32
     assert data["decode_tokens_per_s_upper_bound"] == pytest.approx(
-        3350e9 / (16.06e9 + 131_072 * 8192), abs=0.01
+        3350e9 / (16.06e9 + 32 * 131_072 * 8192), abs=0.01
     )
 
 
@@ -228,3 +230,48 @@ def test_unknown_option_exits_2_with_one_line_and_no_usage_block() -> None:
         "CommandError: --gpu-mem-gigs: unknown option; see `manage.py capacity <estimate> --help`"
     ]
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("extra", "option"),
+    [
+        (["--tensor-parallel", "3"], "--tensor-parallel"),
+        (["--gpu-memory-utilization", "1.2"], "--gpu-memory-utilization"),
+        (["--vocab-size", "abc"], "--vocab-size"),
+        (["--kv-precision", "int4"], "--kv-precision"),
+    ],
+)
+def test_new_serving_options_fail_with_one_line_naming_them(extra: list[str], option: str) -> None:
+    with pytest.raises(CommandError) as err:
+        call_command(
+            "capacity",
+            "serving",
+            "--gpu",
+            "h100-sxm",
+            "--model",
+            "llama-3.1-8b",
+            *extra,
+            stdout=StringIO(),
+        )
+    assert err.value.returncode == 2
+    assert str(err.value).startswith(option) and "\n" not in str(err.value)
+
+
+def test_human_output_lists_overhead_parts_and_what_is_not_modelled() -> None:
+    out = StringIO()
+    call_command(
+        "capacity",
+        "serving",
+        "--gpu",
+        "h100-sxm",
+        "--model",
+        "llama-3.1-8b",
+        "--context-tokens",
+        "8192",
+        "--users",
+        "20",
+        stdout=out,
+    )
+    text = out.getvalue()
+    assert "KV cache tokens:" in text and "activation_peak:" in text
+    assert "Not modelled:" in text and "Prefix caching" in text

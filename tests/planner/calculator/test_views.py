@@ -161,10 +161,11 @@ def test_batch_errors_name_the_field(client: Client) -> None:
 
 
 def test_headline_says_too_slow_when_only_the_speed_target_fails(client: Client) -> None:
-    """Four users fit on the L4 (7 would), but 256 tokens in 2 s need 128 tokens/s: too slow."""
+    """Four users fit on the L4 with no overhead (7 would), but 256 tokens in 2 s need 128
+    tokens/s: too slow."""
     html = client.get(
         "/planner/?estimate=serving&gpu=l4&model=llama-3.1-8b&context_tokens=8192"
-        "&latency_target_ms=2000&output_tokens=256&users=4"
+        "&latency_target_ms=2000&output_tokens=256&users=4&overhead_gb=0"
     ).content.decode()
     assert re.search(r'id="max-users"[^>]*>7<', html)
     assert re.search(r'data-testid="serving-badge">too slow<', html)
