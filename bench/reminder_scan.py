@@ -351,6 +351,8 @@ def main() -> int:
                 else "no sequential scan on the schedule table (good)"
             )
         )
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"\nMachine: {os.cpu_count()} CPUs, load average {load} (1, 5, 15 min)")
         print(f"\nTotal {time.perf_counter() - started:.0f} s")
         ok = (
             not seq_on_schedules

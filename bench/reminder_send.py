@@ -249,6 +249,8 @@ def main() -> int:
             stats.sort_stats("cumulative").print_stats(r"smtplib|socket", 12)
             print(f"\ncProfile of the timed send (cumulative, {len(ids):,} digests):")
             print(out.getvalue())
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"\nMachine: {os.cpu_count()} CPUs, load average {load} (1, 5, 15 min)")
         print(f"\nTotal {time.perf_counter() - started:.0f} s")
         expected = 2 * len(ids) + len(ids) + 2 * len(sample)
         ok = statuses.get("sent", 0) == len(ids) and received.value == expected
