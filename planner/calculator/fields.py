@@ -17,15 +17,14 @@ def gb_field(
     *,
     allow_zero: bool = False,
     maximum: str = "1e6",
+    minimum: str | None = None,
     required: bool = False,
 ) -> BoundedNumberField:
     """A decimal figure with its physical range (core.bounds), checked before any arithmetic."""
-    return BoundedNumberField(
-        label=label,
-        required=required,
-        help_text=help_text,
-        bound=Bound(maximum=Decimal(maximum), allow_zero=allow_zero),
-    )
+    bound = Bound(maximum=Decimal(maximum), allow_zero=allow_zero)
+    if minimum is not None:
+        bound = Bound(maximum=Decimal(maximum), allow_zero=allow_zero, minimum=Decimal(minimum))
+    return BoundedNumberField(label=label, required=required, help_text=help_text, bound=bound)
 
 
 def int_field(

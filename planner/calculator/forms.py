@@ -219,8 +219,12 @@ class BatchForm(CalculatorForm):
 
     items = int_field("Items (e.g. chunks to embed)", maximum=10**12, required=True)
     window_hours = gb_field("Window (hours)", maximum="100000", required=True)
+    # Slower than one item in ~3 hours is a typo, not a worker (1e-30 items/s once "fitted").
     items_per_s = gb_field(
-        "Items per second per worker", "Measured, or your assumption.", maximum="1e9"
+        "Items per second per worker",
+        "Measured, or your assumption.",
+        maximum="1e9",
+        minimum="0.0001",
     )
     retry_margin = gb_field("Retry margin (fraction, e.g. 0.2)", allow_zero=True, maximum="100")
     price_per_hour = gb_field("Price per worker-hour (USD)")

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from planner.capacity.catalogue import Accelerator
 from planner.capacity.formatting import money, num, whole
@@ -27,6 +27,7 @@ from planner.capacity.results import (
     EstimateWarning,
     FormulaLine,
     Severity,
+    Trail,
     WarningCode,
 )
 from planner.capacity.units import SECONDS_PER_HOUR, as_float, exact
@@ -50,6 +51,12 @@ class BatchInputs:
 
 @dataclass(frozen=True, slots=True)
 class BatchEstimate(EstimateNotes):
+    NOT_MODELLED: ClassVar[tuple[str, ...]] = (
+        "Warm-up and model loading time per worker, and stragglers at the end of the window.",
+        "Rate limits of a managed API, and its batch discounts.",
+        "Variation of the per-item rate with item length.",
+    )
+
     items: int
     window_hours: float
     retry_margin: float
@@ -93,81 +100,31 @@ class BatchEstimate(EstimateNotes):
         }
 
 
+@dataclass(frozen=True, slots=True)
+class _Workers:
+    per_worker: Fraction | None = None
+    needed: int | None = None
+    pool: int | None = None
+    hours: Fraction | None = None
+    fits: bool | None = None
+    cost: Fraction | None = None
+
+
 def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
-    assumptions: list[Assumption] = []
-    warnings: list[EstimateWarning] = []
-    formulas: list[FormulaLine] = []
+    """Run the steps: the required rate, the workers and hours, the API's bill."""
+    trail = Trail()
     items = whole_number(inputs.items, "items")
     window = positive(inputs.window_hours, "window_hours")
-    if inputs.retry_margin is None:
-        margin = DEFAULT_RETRY_MARGIN
-        assumptions.append(Assumption("retry_margin", "0 (no retries planned)"))
-    else:
-        margin = positive(inputs.retry_margin, "retry_margin", allow_zero=True)
-    work = items * (1 + margin)
-    required = work / (window * SECONDS_PER_HOUR)
-    formulas.append(
-        FormulaLine(
-            "Required rate",
-            "items × (1 + retry margin) ÷ (window hours × 3600)",
-            f"{whole(items)} × (1 + {num(margin)}) ÷ ({num(window)} × 3600) = {num(required)} items/s",
-        )
-    )
-    per_worker = None
-    workers_needed = None
-    hours = None
-    fits = None
-    cost = None
+    margin, work, required = _required_rate(inputs, items, window, trail)
     price = positive(inputs.price_per_hour, "price_per_hour")
     workers = whole_number(inputs.workers, "workers")
-    if inputs.items_per_s is None:
-        assumptions.append(Assumption("items_per_s", "unknown: measure one worker's throughput"))
-    else:
-        per_worker = positive(inputs.items_per_s, "items_per_s")
-        workers_needed = math.ceil(required / per_worker)
-        formulas.append(
-            FormulaLine(
-                "Workers needed",
-                "⌈required rate ÷ items per second per worker⌉",
-                f"⌈{num(required)} ÷ {num(per_worker)}⌉ = {workers_needed}",
-            )
-        )
-        pool = workers if workers is not None else workers_needed
-        hours = work / (pool * per_worker) / SECONDS_PER_HOUR
-        fits = hours <= window
-        formulas.append(
-            FormulaLine(
-                "Hours needed",
-                "items × (1 + retry margin) ÷ (workers × items per second) ÷ 3600",
-                f"{num(work)} ÷ ({pool} × {num(per_worker)}) ÷ 3600 = {num(hours)} h",
-            )
-        )
-        if price is not None:
-            cost = hours * pool * price
-            formulas.append(
-                FormulaLine(
-                    "Cost",
-                    "hours × workers × price per hour",
-                    f"{num(hours)} × {pool} × {money(price)} = {money(cost)}",
-                )
-            )
-        if not fits:
-            warnings.append(
-                EstimateWarning(
-                    WarningCode.WINDOW_TOO_SHORT,
-                    Severity.ERROR,
-                    f"{pool} worker(s) need {num(hours, 2)} h, longer than the {num(window)} h window; "
-                    f"{workers_needed} are needed.",
-                )
-            )
-    api_cost = _api_cost(inputs, work=work, formulas=formulas, assumptions=assumptions)
-    if api_cost is not None and cost is not None:
-        formulas.append(
-            FormulaLine(
-                "Cost comparison",
-                "own workers vs managed API",
-                f"{money(cost)} on {pool} worker(s) vs {money(api_cost)} on the API",
-            )
+    pool = _workers(inputs, work, required, window, price, workers, trail)
+    api_cost = _api_cost(inputs, work=work, trail=trail)
+    if api_cost is not None and pool.cost is not None:
+        trail.formula(
+            "Cost comparison",
+            "own workers vs managed API",
+            f"{money(pool.cost)} on {pool.pool} worker(s) vs {money(api_cost)} on the API",
         )
     return BatchEstimate(
         items=items,
@@ -175,31 +132,91 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
         retry_margin=as_float(margin, 4),
         work_items=math.ceil(work),
         required_items_per_s=as_float(required, 4),
-        items_per_s_per_worker=as_float(per_worker, 4) if per_worker is not None else None,
-        workers_needed=workers_needed,
+        items_per_s_per_worker=_opt(pool.per_worker, 4),
+        workers_needed=pool.needed,
         workers=workers,
-        hours_needed=as_float(hours, 4) if hours is not None else None,
-        fits_window=fits,
-        cost_usd=as_float(cost, 2) if cost is not None else None,
-        price_per_hour_usd=as_float(price, 4) if price is not None else None,
+        hours_needed=_opt(pool.hours, 4),
+        fits_window=pool.fits,
+        cost_usd=_opt(pool.cost, 2),
+        price_per_hour_usd=_opt(price, 4),
         tokens_per_item=inputs.tokens_per_item,
         output_tokens_per_item=inputs.output_tokens_per_item,
         api_id=inputs.api.id if inputs.api is not None and api_cost is not None else None,
-        api_cost_usd=as_float(api_cost, 2) if api_cost is not None else None,
-        warnings=warnings,
-        assumptions=assumptions,
-        formulas=formulas,
+        api_cost_usd=_opt(api_cost, 2),
+        warnings=trail.warnings,
+        assumptions=trail.assumptions,
+        formulas=trail.formulas,
     )
 
 
-def _api_cost(
+def _opt(value: Fraction | None, places: int) -> float | None:
+    return as_float(value, places) if value is not None else None
+
+
+def _required_rate(
+    inputs: BatchInputs, items: int, window: Fraction, trail: Trail
+) -> tuple[Fraction, Fraction, Fraction]:
+    if inputs.retry_margin is None:
+        margin = Fraction(DEFAULT_RETRY_MARGIN)
+        trail.assume("retry_margin", "0 (no retries planned)")
+    else:
+        margin = positive(inputs.retry_margin, "retry_margin", allow_zero=True)
+    work = items * (1 + margin)
+    required = work / (window * SECONDS_PER_HOUR)
+    trail.formula(
+        "Required rate",
+        "items × (1 + retry margin) ÷ (window hours × 3600)",
+        f"{whole(items)} × (1 + {num(margin)}) ÷ ({num(window)} × 3600) = {num(required)} items/s",
+    )
+    return margin, work, required
+
+
+def _workers(
     inputs: BatchInputs,
-    *,
     work: Fraction,
-    formulas: list[FormulaLine],
-    assumptions: list[Assumption],
-) -> Fraction | None:
-    """The job's bill on the managed API, when the tokens per item are given."""
+    required: Fraction,
+    window: Fraction,
+    price: Fraction | None,
+    workers: int | None,
+    trail: Trail,
+) -> _Workers:
+    if inputs.items_per_s is None:
+        trail.assume("items_per_s", "unknown: measure one worker's throughput")
+        return _Workers()
+    per_worker = positive(inputs.items_per_s, "items_per_s")
+    needed = math.ceil(required / per_worker)
+    trail.formula(
+        "Workers needed",
+        "⌈required rate ÷ items per second per worker⌉",
+        f"⌈{num(required)} ÷ {num(per_worker)}⌉ = {needed}",
+    )
+    pool = workers if workers is not None else needed
+    hours = work / (pool * per_worker) / SECONDS_PER_HOUR
+    trail.formula(
+        "Hours needed",
+        "items × (1 + retry margin) ÷ (workers × items per second) ÷ 3600",
+        f"{num(work)} ÷ ({pool} × {num(per_worker)}) ÷ 3600 = {num(hours)} h",
+    )
+    cost = hours * pool * price if price is not None else None
+    if cost is not None:
+        trail.formula(
+            "Cost",
+            "hours × workers × price per hour",
+            f"{num(hours)} × {pool} × {money(price or 0)} = {money(cost)}",
+        )
+    if hours > window:
+        trail.warn(
+            WarningCode.WINDOW_TOO_SHORT,
+            Severity.ERROR,
+            f"{pool} worker(s) need {num(hours, 2)} h, longer than the {num(window)} h window; "
+            f"{needed} are needed.",
+        )
+    return _Workers(per_worker, needed, pool, hours, hours <= window, cost)
+
+
+def _api_cost(inputs: BatchInputs, *, work: Fraction, trail: Trail) -> Fraction | None:
+    """The job's bill on the managed API, when the tokens per item are given. A job with no
+    output tokens is an embedding job, priced at the API's embedding price where it has one."""
     tokens_in = whole_number(inputs.tokens_per_item, "tokens_per_item")
     tokens_out = whole_number(
         inputs.output_tokens_per_item, "output_tokens_per_item", allow_zero=True
@@ -208,19 +225,21 @@ def _api_cost(
         return None
     api = inputs.api
     if api is None or api.price_per_million_input_tokens_usd is None:
-        assumptions.append(Assumption("api", "none priced per million tokens: not compared"))
+        trail.assume("api", "none priced per million tokens: not compared")
         return None
     if tokens_out is None:
         tokens_out = 0
-        assumptions.append(Assumption("output_tokens_per_item", "0 (embeddings return vectors)"))
+        trail.assume("output_tokens_per_item", "0 (embeddings return vectors)")
     price_in = exact(api.price_per_million_input_tokens_usd)
+    kind = "input price"
+    if tokens_out == 0 and api.price_per_million_embedding_tokens_usd is not None:
+        price_in, kind = exact(api.price_per_million_embedding_tokens_usd), "embedding price"
     price_out = exact(api.price_per_million_output_tokens_usd or 0)
     cost = work * (tokens_in * price_in + tokens_out * price_out) / 10**6
-    formulas.append(
-        FormulaLine(
-            "Managed API cost",
-            "items × (1 + retry margin) × (input tokens × input price + output tokens × output price) ÷ 10⁶",
-            f"{num(work)} × ({whole(tokens_in)} × {money(price_in)} + {whole(tokens_out)} × {money(price_out)}) ÷ 10⁶ = {money(cost)}",
-        )
+    trail.formula(
+        "Managed API cost",
+        f"items × (1 + retry margin) × (input tokens × {kind} + output tokens × output price) ÷ 10⁶",
+        f"{num(work)} × ({whole(tokens_in)} × {money(price_in)} + {whole(tokens_out)} × "
+        f"{money(price_out)}) ÷ 10⁶ = {money(cost)}",
     )
     return cost

@@ -76,8 +76,9 @@ def test_bad_batch_inputs(kwargs: dict[str, object], field: str) -> None:
 
 
 def test_managed_api_row_prices_the_same_job_per_million_tokens() -> None:
-    """The catalogue's managed-API row: 60,000 items (20 % retries) × 500 input tokens at $0.20 per
-    million = $6.00; with 100 output tokens each at $0.20 per million, $7.20. Own workers: $1.33."""
+    """The catalogue's managed-API row: 60,000 items (20 % retries) × 500 tokens to embed at the
+    embedding price, $0.02 per million = $0.60, cheaper than own workers ($1.33); a chat job with
+    100 output tokens each pays $0.20 per million in and out: $7.20."""
     api = default_catalogue().managed_api()
     assert api is not None and api.kind == "managed_api"
     assert api.price_per_million_input_tokens_usd == 0.20
@@ -91,8 +92,11 @@ def test_managed_api_row_prices_the_same_job_per_million_tokens() -> None:
         api=api,
     )
     est = estimate_batch(inputs)
-    assert est.api_cost_usd == 6.00
+    assert est.api_cost_usd == 0.60
     assert est.cost_usd == 1.33
+    assert "embedding price" in next(
+        f.formula for f in est.formulas if f.label == "Managed API cost"
+    )
     assert est.to_dict()["api"] == "managed-api"
     assert "output_tokens_per_item" in est.missing_assumptions
     assert "Cost comparison" in [f.label for f in est.formulas]

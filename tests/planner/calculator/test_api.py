@@ -228,3 +228,12 @@ def test_new_serving_inputs_are_bounded_and_named(
     )
     assert response.status_code == 400
     assert field in response.json()["errors"]
+
+
+def test_absurd_batch_rates_are_refused(client: Client) -> None:
+    """1e-30 items/s once sized a pool of 10^31 workers; now it names the field."""
+    response = client.get(
+        reverse("planner:api_batch"), {"items": "10", "window_hours": "1", "items_per_s": "1e-30"}
+    )
+    assert response.status_code == 400
+    assert "items_per_s" in response.json()["errors"]

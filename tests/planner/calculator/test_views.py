@@ -143,7 +143,8 @@ def test_training_and_batch_tabs_render_their_headlines(client: Client) -> None:
         "/planner/?estimate=batch&items=50000&window_hours=2&items_per_s=10&price_per_hour=0.8&tokens_per_item=500"
     ).content.decode()
     assert re.search(r'data-testid="workers-needed"[^>]*>1<', batch)
-    assert "$1.11 on your own workers; $5.00 on the managed API." in batch
+    # An embedding job (no output tokens) at the embedding price: 50,000 × 500 × $0.02 / 10⁶.
+    assert "$1.11 on your own workers; $0.50 on the managed API." in batch
 
 
 def test_batch_errors_name_the_field(client: Client) -> None:
