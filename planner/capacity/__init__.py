@@ -20,6 +20,7 @@ from planner.capacity.serving import (
     estimate_serving,
     kv_bytes_per_token,
 )
+from planner.capacity.serving_memory import checkpoint_size_range
 from planner.capacity.training import (
     TrainingEstimate,
     TrainingInputs,
@@ -47,6 +48,7 @@ __all__ = [
     "TrainingEstimate",
     "TrainingInputs",
     "WarningCode",
+    "checkpoint_size_range",
     "default_catalogue",
     "estimate_batch",
     "estimate_serving",

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from planner.calculator.runs import calculation_run
-from planner.capacity import CapacityInputError, ServingEstimate
-from planner.capacity.units import BYTES_PER_ELEMENT
+from planner.capacity import CapacityInputError, ServingEstimate, checkpoint_size_range
 
 # The source: "Good advice names workload, framework, model size, precision, context length,
 # batch size, concurrency, latency target, data pipeline, autoscaling behavior, and budget."
@@ -177,8 +177,13 @@ def plan_check(content: dict[str, Any]) -> PlanCheck:
     params = _number(content, "params_billion")
     precision = inputs["weight_precision"]
     if model_gb is not None and params is not None and precision is not None:
-        expected = params * float(BYTES_PER_ELEMENT[precision])
-        if expected > 0 and abs(model_gb - expected) / expected > WEIGHTS_TOLERANCE:
+        # The engine's range for a checkpoint on disk: a quantised one (AWQ, GPTQ, fp8) adds its
+        # scales and keeps the embeddings and LM head at 16-bit, so 8 B at int4 is 4.2-7.1 GB.
+        low, high = (
+            float(b) / 1e9 for b in checkpoint_size_range(Fraction(str(params)) * 10**9, precision)
+        )
+        expected = f"{low:.1f}" if high - low < 0.05 else f"{low:.1f}–{high:.1f}"
+        if not low * (1 - WEIGHTS_TOLERANCE) <= model_gb <= high * (1 + WEIGHTS_TOLERANCE):
             check.findings.append(
                 Finding(
                     "weights_disagree",
@@ -191,7 +196,7 @@ def plan_check(content: dict[str, Any]) -> PlanCheck:
                         "model": f"{model_gb:g}",
                         "params": f"{params:g}",
                         "precision": precision,
-                        "expected": f"{expected:.1f}",
+                        "expected": expected,
                     },
                 )
             )

@@ -99,3 +99,12 @@ def test_plan_without_numbers_says_what_is_needed() -> None:
 )
 def test_precision_names_from_free_text(text: str, name: str | None) -> None:
     assert precision_name(text) == name
+
+
+def test_an_awq_checkpoints_real_size_is_not_called_a_disagreement() -> None:
+    """Llama-3.1-8B AWQ is 5.73 GB on disk (int4 body with scales, 16-bit embeddings and LM head):
+    the check no longer compares it with 8.03 B × 0.5 bytes = 4.0 GB. 14 GB at int4 still is."""
+    awq = {**GOOD_PLAN, "model_gb": 5.73, "params_billion": 8.03, "precision": "4-bit AWQ"}
+    assert "weights_disagree" not in plan_check(awq).codes
+    wrong = {**awq, "model_gb": 14}
+    assert "weights_disagree" in plan_check(wrong).codes
