@@ -11,6 +11,7 @@ from pathlib import Path
 
 import django_stubs_ext
 import environ
+from celery.schedules import crontab
 from django.utils.csp import CSP
 from kombu import Exchange, Queue
 
@@ -288,6 +289,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "reminders.tasks.reminders_scan",
         "schedule": env.float("REMINDER_SCAN_SECONDS", default=300.0),
         "options": {"queue": "default", "expires": 240},
+    },
+    # Learnt FSRS parameters: candidates for grown scopes, adopted only when they score better.
+    "parameters-nightly": {
+        "task": "quizzes.tasks.parameters_nightly",
+        "schedule": crontab(hour=3, minute=17),
+        "options": {"queue": "heavy", "expires": 3600},
     },
 }
 

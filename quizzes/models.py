@@ -144,6 +144,16 @@ class ReviewLog(models.Model):
     idempotency_key = models.UUIDField()
     state_before = models.JSONField()
     state_after = models.JSONField()
+    # What scheduled this review: the parameter set (null: FSRS-6's defaults) and the desired
+    # retention in force. Null retention only on rows written before they were recorded.
+    parameters = models.ForeignKey(
+        "FsrsParameters",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="review_logs",
+    )
+    desired_retention = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["reviewed_at", "id"]
@@ -178,3 +188,106 @@ class ReviewUndo(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner} undid review {self.log_id} at {self.undone_at:%Y-%m-%d %H:%M}"
+
+
+class FsrsParameters(models.Model):
+    """One versioned set of FSRS-6 weights for a course (pooled, learner null) or for one learner
+    in a course, with the held-out scores that decided its fate. Written once: only `status`
+    (and `activated_at`) ever change, so every review log row can say which set scheduled it."""
+
+    class Status(models.TextChoices):
+        CANDIDATE = "candidate", _("Candidate")
+        ACTIVE = "active", _("Active")
+        REJECTED = "rejected", _("Rejected")
+        RETIRED = "retired", _("Retired")
+
+    course = models.ForeignKey(
+        "courses.Course", on_delete=models.CASCADE, related_name="fsrs_parameters"
+    )
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="fsrs_parameters",
+    )
+    version = models.PositiveIntegerField()
+    weights = models.JSONField()
+    library = models.CharField(max_length=40)
+    library_version = models.CharField(max_length=20)
+    trained_at = models.DateTimeField()
+    # Reviews before the cut-off trained the set; long-term reviews after it scored it.
+    cutoff = models.DateTimeField()
+    review_count = models.PositiveIntegerField()
+    train_long_term_count = models.PositiveIntegerField()
+    heldout_count = models.PositiveIntegerField()
+    # Held-out log loss, RMSE (bins) and calibration (mean predicted minus observed recall) of
+    # FSRS-6's defaults, of the set active when this one was trained, and of this one.
+    defaults_log_loss = models.FloatField(null=True, blank=True)
+    defaults_rmse = models.FloatField(null=True, blank=True)
+    defaults_calibration = models.FloatField(null=True, blank=True)
+    active_log_loss = models.FloatField(null=True, blank=True)
+    active_rmse = models.FloatField(null=True, blank=True)
+    active_calibration = models.FloatField(null=True, blank=True)
+    candidate_log_loss = models.FloatField(null=True, blank=True)
+    candidate_rmse = models.FloatField(null=True, blank=True)
+    candidate_calibration = models.FloatField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.CANDIDATE)
+    reason = models.CharField(max_length=200, blank=True)
+    activated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["course", "learner", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["course", "version"],
+                condition=models.Q(learner__isnull=True),
+                name="fsrsparameters_unique_pooled_version",
+            ),
+            models.UniqueConstraint(
+                fields=["course", "learner", "version"],
+                condition=models.Q(learner__isnull=False),
+                name="fsrsparameters_unique_personal_version",
+            ),
+            models.UniqueConstraint(
+                fields=["course"],
+                condition=models.Q(status="active", learner__isnull=True),
+                name="fsrsparameters_one_active_pooled",
+            ),
+            models.UniqueConstraint(
+                fields=["course", "learner"],
+                condition=models.Q(status="active", learner__isnull=False),
+                name="fsrsparameters_one_active_personal",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        scope = f"learner {self.learner_id}" if self.learner_id else "pooled"
+        return f"{self.course_id} {scope} v{self.version} ({self.status})"
+
+
+class RetentionPreference(models.Model):
+    """A learner's own desired retention in one course, within the course's bounds."""
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="retention_preferences"
+    )
+    course = models.ForeignKey(
+        "courses.Course", on_delete=models.CASCADE, related_name="retention_preferences"
+    )
+    desired_retention = models.FloatField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "course"], name="retentionpreference_unique_per_course"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(desired_retention__gte=0.8, desired_retention__lte=0.97),
+                name="retentionpreference_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · {self.course_id}: {self.desired_retention:.2f}"

@@ -1,3 +1,44 @@
 """Celery tasks for quizzes: thin wrappers that take ids and call a service."""
 
 from __future__ import annotations
+
+from functools import partial
+
+from celery import shared_task
+from django.db import transaction
+from django.utils import timezone
+
+from courses.models import Course
+from quizzes.services.parameters import parameters_refresh
+
+# Training one course is well under a second per scope on the shared log; the soft limit still
+# leaves the settings' hard limit (below the broker's visibility timeout) as the backstop.
+PARAMETERS_SOFT_LIMIT = 200
+
+
+@shared_task(name="quizzes.tasks.parameters_nightly", queue="heavy", ignore_result=True)
+def parameters_nightly() -> int:
+    """Beat's nightly job: one refresh task per published course, on the heavy queue."""
+    ids = list(Course.objects.filter(is_published=True).values_list("pk", flat=True))
+    for course_id in ids:
+        transaction.on_commit(partial(parameters_refresh_course.delay, course_id))
+    return len(ids)
+
+
+@shared_task(
+    name="quizzes.tasks.parameters_refresh_course",
+    queue="heavy",
+    acks_late=True,
+    soft_time_limit=PARAMETERS_SOFT_LIMIT,
+    autoretry_for=(ConnectionError, TimeoutError),
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=3,
+    ignore_result=True,
+)
+def parameters_refresh_course(course_id: int) -> list[int]:
+    """Train, score and decide candidates for the course's grown scopes; returns their ids."""
+    course = Course.objects.filter(pk=course_id).first()
+    if course is None:
+        return []
+    return [p.pk for p in parameters_refresh(course=course, now=timezone.now())]

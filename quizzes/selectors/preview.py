@@ -18,9 +18,15 @@ class GradePreview:
     interval: str
 
 
-def grade_previews(*, card: QueueCard, now: datetime) -> list[GradePreview]:
-    """The same scheduler the grade will use, run once per rating (pure computation, no query)."""
-    scheduler = fsrs_adapter.scheduler_for(card.item.lesson.module.course)
+def grade_previews(
+    *, card: QueueCard, now: datetime, learner_id: int | None = None
+) -> list[GradePreview]:
+    """The same scheduler the grade will use (the learner's parameters and retention), run once
+    per rating. Two queries (the scheduling); `learner_id` is needed only for a new card."""
+    course = card.item.lesson.module.course
+    owner = card.schedule.learner_id if card.schedule is not None else learner_id
+    scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=owner)
+    scheduler = fsrs_adapter.scheduler_for(course, scheduling)
     if card.schedule is not None:
         fsrs_card = fsrs_adapter.card_from_schedule(card.schedule)
     else:

@@ -5,13 +5,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import fsrs
+from django.db.models import Q
+from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
 
 from courses.models import Course
-from quizzes.models import RecallSchedule
+from quizzes.models import FsrsParameters, RecallSchedule, RetentionPreference
 
 RATINGS: tuple[fsrs.Rating, ...] = (
     fsrs.Rating.Again,
@@ -28,18 +34,109 @@ def to_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
-def scheduler_for(course: Course) -> fsrs.Scheduler:
-    """The course's FSRS-6 scheduler. No fuzzing, so intervals are reproducible and comparable.
+@dataclass(frozen=True)
+class Scheduling:
+    """What schedules one learner's reviews in one course: the weights, the parameter set they
+    come from (None: FSRS-6's defaults) and the desired retention."""
+
+    weights: tuple[float, ...]
+    parameters_id: int | None
+    desired_retention: float
+
+
+DEFAULT_WEIGHTS: tuple[float, ...] = tuple(DEFAULT_PARAMETERS)
+
+
+def scheduling_for(*, course: Course, learner_id: int | None) -> Scheduling:
+    """Resolve personal parameters → the course's pooled ones → FSRS-6's defaults, and the
+    learner's own retention (kept within the course's bounds) → the course's. Two queries."""
+    weights, parameters_id = DEFAULT_WEIGHTS, None
+    rows = (
+        FsrsParameters.objects.filter(course=course, status=FsrsParameters.Status.ACTIVE)
+        .filter(Q(learner_id=learner_id) | Q(learner__isnull=True))
+        .values_list("pk", "learner_id", "weights")
+    )
+    # A personal set (learner_id not null) wins over the pooled one.
+    chosen = min(rows, key=lambda row: row[1] is None, default=None)
+    if chosen is not None:
+        weights, parameters_id = tuple(float(w) for w in chosen[2]), chosen[0]
+    retention = course.desired_retention
+    if learner_id is not None:
+        own = (
+            RetentionPreference.objects.filter(learner_id=learner_id, course=course)
+            .values_list("desired_retention", flat=True)
+            .first()
+        )
+        if own is not None:
+            retention = own
+    return Scheduling(weights=weights, parameters_id=parameters_id, desired_retention=retention)
+
+
+def fuzz_seed(*, learner_id: int, item_id: int, reps: int) -> int:
+    """The seed of one review's fuzz, as Anki seeds it from the card and its reps: the interval
+    a grade button shows is the interval that grade gives, and a test can reproduce it."""
+    digest = hashlib.blake2b(f"{learner_id}:{item_id}:{reps}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+class SeededScheduler(fsrs.Scheduler):
+    """`fsrs.Scheduler` whose fuzz draws from a seeded generator instead of the global one.
+
+    The fuzz range is fsrs's own (its FUZZ_RANGES, the same arithmetic as its
+    `_get_fuzzed_interval`); only the source of the random number differs."""
+
+    def __init__(self, *args: Any, seed: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.seed = seed
+
+    def _get_fuzzed_interval(self, *, interval: timedelta) -> timedelta:
+        interval_days = interval.days
+        if interval_days < 2.5:
+            return interval
+        delta = 1.0
+        for fuzz_range in FUZZ_RANGES:
+            delta += fuzz_range["factor"] * max(
+                min(float(interval_days), fuzz_range["end"]) - fuzz_range["start"], 0.0
+            )
+        max_ivl = min(round(interval_days + delta), self.maximum_interval)
+        min_ivl = min(max(2, round(interval_days - delta)), max_ivl)
+        # A fresh generator per call: every rating of one preview draws the same number.
+        drawn = random.Random(self.seed).random() * (max_ivl - min_ivl + 1) + min_ivl
+        return timedelta(days=min(round(drawn), self.maximum_interval))
+
+
+def scheduler_for(
+    course: Course, scheduling: Scheduling | None = None, *, seed: int | None = None
+) -> fsrs.Scheduler:
+    """The course's FSRS-6 scheduler with `scheduling`'s weights and retention (default: FSRS-6's
+    defaults and the course's retention). Fuzz is on, seeded, when `seed` is given (a grade and
+    its preview); without one there is no fuzz, so statistics are reproducible.
 
     The step lists are taken literally: an empty list means no (re)learning steps.
     """
-    return fsrs.Scheduler(
-        desired_retention=course.desired_retention,
-        learning_steps=tuple(timedelta(minutes=m) for m in course.learning_steps_minutes or ()),
-        relearning_steps=tuple(timedelta(minutes=m) for m in course.relearning_steps_minutes or ()),
-        maximum_interval=course.maximum_interval_days,
-        enable_fuzzing=False,
-    )
+    kwargs: dict[str, Any] = {
+        "parameters": scheduling.weights if scheduling else DEFAULT_WEIGHTS,
+        "desired_retention": (
+            scheduling.desired_retention if scheduling else course.desired_retention
+        ),
+        "learning_steps": tuple(timedelta(minutes=m) for m in course.learning_steps_minutes or ()),
+        "relearning_steps": tuple(
+            timedelta(minutes=m) for m in course.relearning_steps_minutes or ()
+        ),
+        "maximum_interval": course.maximum_interval_days,
+    }
+    if seed is None:
+        return fsrs.Scheduler(enable_fuzzing=False, **kwargs)
+    return SeededScheduler(enable_fuzzing=True, seed=seed, **kwargs)
+
+
+def weights_valid(weights: Sequence[float]) -> bool:
+    """Whether `fsrs.Scheduler` accepts these 21 weights (it checks each against its bounds)."""
+    try:
+        fsrs.Scheduler(parameters=tuple(weights))
+    except ValueError:
+        return False
+    return True
 
 
 def new_card(*, card_id: int, now: datetime) -> fsrs.Card:

@@ -49,7 +49,8 @@ def _grade_locked(
 ) -> ReviewLog:
     """Advance a schedule the caller has locked; write the log; rotate the token."""
     course = schedule.item.lesson.module.course
-    scheduler = fsrs_adapter.scheduler_for(course)
+    scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
+    scheduler = fsrs_adapter.scheduler_for(course, scheduling)
     card_before = fsrs_adapter.card_from_schedule(schedule)
     card_after = fsrs_adapter.review(
         scheduler=scheduler, card=card_before, rating=rating, now=now, duration_ms=duration_ms
@@ -72,6 +73,8 @@ def _grade_locked(
         state_after=fsrs_adapter.card_state_json(
             card_after, reps=reps_before + 1, lapses=lapses_before + int(lapsed)
         ),
+        parameters_id=scheduling.parameters_id,
+        desired_retention=scheduling.desired_retention,
     )
     fsrs_adapter.card_to_schedule(card_after, schedule)
     schedule.reps = reps_before + 1

@@ -1,0 +1,180 @@
+"""Training, scoring and adopting FSRS parameter sets for a course (pooled) or a learner in it.
+
+A set is trained on the scope's reviews before a cut-off (70 % of them, by time) and scored on
+the long-term reviews after it, beside FSRS-6's defaults and the set in force. It becomes active
+only when it beats the set in force (or the defaults) on held-out log loss; otherwise it is
+recorded as rejected. After a change each affected card's memory state is recomputed from its
+reviews; due dates are kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from courses.models import Course
+from quizzes import fsrs_optimizer as opt
+from quizzes.models import FsrsParameters, RecallSchedule
+from quizzes.selectors.parameters import (
+    active_parameters,
+    latest_parameters,
+    review_histories,
+    scopes_to_train,
+)
+from quizzes.services import fsrs_adapter
+
+TRAIN_FRACTION = 0.7
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_message: str) -> None:
+    return None
+
+
+def _scores_fields(prefix: str, scores: opt.Scores | None) -> dict[str, float | None]:
+    return {
+        f"{prefix}_log_loss": scores.log_loss if scores else None,
+        f"{prefix}_rmse": scores.rmse_bins if scores else None,
+        f"{prefix}_calibration": scores.calibration if scores else None,
+    }
+
+
+def parameters_train(
+    *,
+    course: Course,
+    learner_id: int | None,
+    now: datetime,
+    progress: Progress = _quiet,
+    weights: tuple[float, ...] | None = None,
+) -> FsrsParameters:
+    """Train (or, with `weights`, take) a candidate for the scope, score it and decide it.
+
+    Raises opt.NotEnoughReviews when the scope has nothing to train or score on."""
+    histories = review_histories(course=course, learner_id=learner_id)
+    times = sorted(r.at for history in histories.values() for r in history)
+    if not times:
+        raise opt.NotEnoughReviews("no reviews in this scope")
+    cutoff = opt.cutoff_at_fraction(times, TRAIN_FRACTION)
+    split = opt.time_split(opt.samples_from_histories(histories.values()), cutoff)
+    if not split.heldout:
+        raise opt.NotEnoughReviews("no long-term review after the cut-off to score on")
+    progress(
+        f"{len(times)} reviews; training on {len(split.train)} samples before {cutoff:%Y-%m-%d}, "
+        f"scoring on {len(split.heldout)} after"
+    )
+    started = time.perf_counter()
+    candidate = weights if weights is not None else opt.train(split.train)
+    progress(f"trained in {time.perf_counter() - started:.2f} s")
+    active = active_parameters(course=course, learner_id=learner_id)
+    active_weights = tuple(active.weights) if active else opt.DEFAULT_WEIGHTS
+    scores = {
+        "defaults": opt.score(opt.DEFAULT_WEIGHTS, split.heldout),
+        "active": opt.score(active_weights, split.heldout),
+        "candidate": opt.score(candidate, split.heldout),
+    }
+    for name, s in scores.items():
+        if s is not None:
+            progress(f"{name}: log loss {s.log_loss:.4f}, RMSE {s.rmse_bins:.2%}")
+    with transaction.atomic():
+        latest = latest_parameters(course=course, learner_id=learner_id)
+        parameters = FsrsParameters.objects.create(
+            course=course,
+            learner_id=learner_id,
+            version=(latest.version + 1) if latest else 1,
+            weights=list(candidate),
+            library=opt.LIBRARY,
+            library_version=opt.library_version(),
+            trained_at=now,
+            cutoff=cutoff,
+            review_count=len(times),
+            train_long_term_count=split.train_long_term,
+            heldout_count=len(split.heldout),
+            **_scores_fields("defaults", scores["defaults"]),
+            **_scores_fields("active", scores["active"]),
+            **_scores_fields("candidate", scores["candidate"]),
+        )
+        parameters_decide(parameters=parameters, now=now)
+    progress(f"v{parameters.version}: {parameters.status} ({parameters.reason})")
+    return parameters
+
+
+def parameters_decide(*, parameters: FsrsParameters, now: datetime) -> FsrsParameters:
+    """Activate a candidate that beats the set in force on held-out log loss; else reject it."""
+    in_force = parameters.active_log_loss
+    beaten = parameters.candidate_log_loss is not None and (
+        in_force is None or parameters.candidate_log_loss < in_force
+    )
+    if not fsrs_adapter.weights_valid(parameters.weights):
+        parameters.status = FsrsParameters.Status.REJECTED
+        parameters.reason = _("The scheduler refuses these weights.")
+    elif not beaten:
+        parameters.status = FsrsParameters.Status.REJECTED
+        parameters.reason = _("Held-out log loss %(new).4f does not beat %(old).4f in force.") % {
+            "new": parameters.candidate_log_loss or 0.0,
+            "old": in_force or 0.0,
+        }
+    else:
+        FsrsParameters.objects.filter(
+            course_id=parameters.course_id,
+            learner_id=parameters.learner_id,
+            status=FsrsParameters.Status.ACTIVE,
+        ).update(status=FsrsParameters.Status.RETIRED)
+        parameters.status = FsrsParameters.Status.ACTIVE
+        parameters.activated_at = now
+        parameters.reason = _("Held-out log loss %(new).4f beats %(old).4f in force.") % {
+            "new": parameters.candidate_log_loss or 0.0,
+            "old": in_force or 0.0,
+        }
+    parameters.save(update_fields=["status", "activated_at", "reason"])
+    if parameters.status == FsrsParameters.Status.ACTIVE:
+        course = parameters.course
+        learner_id = parameters.learner_id
+        transaction.on_commit(
+            lambda: schedules_recompute_memory(course=course, learner_id=learner_id)
+        )
+    return parameters
+
+
+def schedules_recompute_memory(*, course: Course, learner_id: int | None) -> int:
+    """Recompute stability and difficulty of each card the scope's parameters now schedule, from
+    its reviews; due dates stay. Pooled: learners without a personal set. Returns cards updated.
+
+    A card graded meanwhile (its reps moved) is left as the grade wrote it."""
+    histories = review_histories(course=course, learner_id=learner_id)
+    if learner_id is None:
+        personal = set(
+            FsrsParameters.objects.filter(
+                course=course, learner__isnull=False, status=FsrsParameters.Status.ACTIVE
+            ).values_list("learner_id", flat=True)
+        )
+        histories = {k: v for k, v in histories.items() if k[0] not in personal}
+    scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=learner_id)
+    updated = 0
+    for (learner, item), history in histories.items():
+        stability, difficulty = opt.memory_states(scheduling.weights, history)[-1]
+        updated += RecallSchedule.objects.filter(
+            learner_id=learner, item_id=item, reps=len(history)
+        ).update(stability=stability, difficulty=difficulty)
+    return updated
+
+
+def parameters_refresh(
+    *, course: Course, now: datetime, progress: Progress = _quiet
+) -> list[FsrsParameters]:
+    """Train a candidate for every scope of the course whose reviews have grown."""
+    trained = []
+    for learner_id in scopes_to_train(course=course):
+        scope = f"learner {learner_id}" if learner_id else "pooled"
+        progress(f"{course.slug} · {scope}")
+        try:
+            trained.append(
+                parameters_train(course=course, learner_id=learner_id, now=now, progress=progress)
+            )
+        except opt.NotEnoughReviews as exc:
+            progress(f"skipped: {exc}")
+    return trained

@@ -1,0 +1,82 @@
+"""Parameter sets learnt from a course's reviews: trained before a cut-off, scored after it,
+adopted only when they beat the set in force, and the cards' memory recomputed after a change."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.core.management import call_command
+
+from quizzes import fsrs_optimizer as opt
+from quizzes.models import FsrsParameters, RecallSchedule, ReviewLog
+from quizzes.selectors.parameters import POOLED_MIN_REVIEWS, scopes_to_train
+from quizzes.services import fsrs_adapter
+from quizzes.services.parameters import parameters_refresh, parameters_train
+from tests.factories import CourseFactory
+from tests.quizzes.parameters_data import FORGETFUL, course_with_reviews
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+Status = FsrsParameters.Status
+
+
+@pytest.fixture
+def course():  # type: ignore[no-untyped-def]
+    course = CourseFactory(slug="hardware")
+    course_with_reviews(course=course, learners=5, items=20, days=120, end=NOW)
+    return course
+
+
+def test_a_course_with_enough_reviews_gets_an_active_pooled_set(course) -> None:  # type: ignore[no-untyped-def]
+    assert ReviewLog.objects.count() >= POOLED_MIN_REVIEWS
+    assert scopes_to_train(course=course) == [None]
+    [trained] = parameters_refresh(course=course, now=NOW)
+    assert trained.status == Status.ACTIVE and trained.version == 1
+    assert trained.learner_id is None and len(trained.weights) == 21
+    assert trained.candidate_log_loss < trained.defaults_log_loss
+    assert trained.cutoff < NOW and trained.heldout_count > 0
+    assert trained.library == "fsrs-rs-python" and trained.library_version
+    # Nothing grew since: the nightly job trains nothing.
+    assert scopes_to_train(course=course) == []
+    assert parameters_refresh(course=course, now=NOW) == []
+
+
+def test_a_worse_candidate_is_rejected_and_recorded(course) -> None:  # type: ignore[no-untyped-def]
+    """The set in force is the weights the reviews were drawn from; a candidate that is worse on
+    the held-out reviews (the defaults, here) is kept as rejected, and the truth stays active."""
+    truth = parameters_train(course=course, learner_id=None, now=NOW, weights=FORGETFUL)
+    assert truth.status == Status.ACTIVE
+    worse = parameters_train(course=course, learner_id=None, now=NOW, weights=opt.DEFAULT_WEIGHTS)
+    truth.refresh_from_db()
+    assert (truth.status, worse.status, worse.version) == (Status.ACTIVE, Status.REJECTED, 2)
+    assert worse.candidate_log_loss > worse.active_log_loss
+    assert "does not beat" in worse.reason
+    assert fsrs_adapter.scheduling_for(course=course, learner_id=None).parameters_id == truth.pk
+
+
+def test_adoption_recomputes_memory_and_keeps_due_dates(course) -> None:  # type: ignore[no-untyped-def]
+    before = {s.pk: s.due for s in RecallSchedule.objects.all()}
+    parameters_train(course=course, learner_id=None, now=NOW, weights=FORGETFUL)
+    schedule = RecallSchedule.objects.order_by("pk").first()
+    assert schedule is not None
+    history = [
+        opt.Review(at=at, rating=rating)
+        for at, rating in ReviewLog.objects.filter(schedule=schedule)
+        .order_by("reviewed_at")
+        .values_list("reviewed_at", "rating")
+    ]
+    stability, difficulty = opt.memory_states(FORGETFUL, history)[-1]
+    assert schedule.stability == pytest.approx(stability)
+    assert schedule.difficulty == pytest.approx(difficulty)
+    assert {s.pk: s.due for s in RecallSchedule.objects.all()} == before
+
+
+def test_train_and_evaluate_commands_report_progress(course, capsys) -> None:  # type: ignore[no-untyped-def]
+    call_command("parameters_train", "hardware")
+    out = capsys.readouterr().out
+    assert "reviews; training on" in out and "v1: active" in out
+    call_command("parameters_evaluate", "hardware")
+    out = capsys.readouterr().out
+    assert "defaults" in out and "pooled v1" in out
