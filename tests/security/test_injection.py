@@ -130,6 +130,21 @@ def test_reflected_payloads_are_escaped(world: World, payload: str) -> None:
             assert raw not in html, (url, payload)
 
 
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_reflected_payloads_are_escaped_on_learner_pages(world: World, payload: str) -> None:
+    """The reveal's card token, the compare page's ids and the review session echo input."""
+    client = Client()
+    client.force_login(world.learner)
+    for url, params in [
+        (reverse("quizzes:answer_reveal", args=[world.item.pk]), {"token": payload}),
+        (reverse("planner:calculator"), {"estimate": payload, "users": payload}),
+        (reverse("quizzes:session"), {"course": payload}),
+    ]:
+        html = client.get(url, params).content.decode()
+        for raw in RAW:
+            assert raw not in html, (url, payload)
+
+
 def test_the_digest_html_escapes_the_learners_name(hostile: World) -> None:
     from reminders.emails import digest_message_build
     from reminders.models import ReminderDigest
