@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from planner import models
+from planner.capstone.forms import LevelForm
 
 
 @admin.register(models.WorkloadCard)
@@ -32,6 +33,8 @@ class RubricAdmin(admin.ModelAdmin):
 
 class LevelInline(admin.TabularInline):
     model = models.Level
+    # The rubric editor's form: points bounded, so a grade's total always fits its column.
+    form = LevelForm
     extra = 0
     fields = ["position", "key", "title", "points", "description"]
 

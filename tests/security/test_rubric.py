@@ -73,3 +73,39 @@ def test_level_points_past_the_range_are_refused_and_grading_still_works(
 
     assert response.status_code == 302
     assert Grade.objects.get(submission=world.submission).total_points == 8
+
+
+def test_the_admin_refuses_level_points_past_the_range_too(world: World) -> None:
+    criterion = world.criterion
+    levels = list(criterion.levels.order_by("pk"))
+    data = {
+        "rubric": str(criterion.rubric_id),
+        "key": criterion.key,
+        "title": criterion.title,
+        "description": criterion.description,
+        "position": str(criterion.position),
+        "levels-TOTAL_FORMS": str(len(levels)),
+        "levels-INITIAL_FORMS": str(len(levels)),
+        "levels-MIN_NUM_FORMS": "0",
+        "levels-MAX_NUM_FORMS": "1000",
+    }
+    for i, level in enumerate(levels):
+        data.update(
+            {
+                f"levels-{i}-id": str(level.pk),
+                f"levels-{i}-criterion": str(criterion.pk),
+                f"levels-{i}-key": level.key,
+                f"levels-{i}-title": level.title,
+                f"levels-{i}-points": "2147483647" if i == len(levels) - 1 else str(level.points),
+                f"levels-{i}-description": level.description,
+                f"levels-{i}-position": str(level.position),
+            }
+        )
+    client = Client()
+    client.force_login(world.staff)
+
+    response = client.post(reverse("admin:planner_criterion_change", args=[criterion.pk]), data)
+
+    assert response.status_code == 200  # the form again, with the error
+    assert "must be a whole number from 0 to 1,000" in response.content.decode()
+    assert max(criterion.levels.values_list("points", flat=True)) == 4
