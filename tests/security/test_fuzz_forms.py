@@ -227,3 +227,44 @@ def test_review_grade_numbers(world: World) -> None:
     )
 
     tally.assert_each_field_met(sorted(bounds), 100)
+
+
+def test_numbers_in_query_strings(world: World) -> None:
+    """Ids and counts read from a GET: the review session's reveal, the card comparison, the
+    teaching page's page number. Each is a page or a 404, never a 500, and writes nothing."""
+    learner = Client(raise_request_exception=False)
+    learner.force_login(world.learner)
+    instructor = Client(raise_request_exception=False)
+    instructor.force_login(world.instructor)
+    ids = Bound(maximum=Decimal(10**6), integer=True)
+    bounds = {
+        "schedule": ids,
+        "item": ids,
+        "shown_at": Bound(maximum=Decimal(2**53), allow_zero=True, integer=True),
+        "card": ids,
+        "page": ids,
+    }
+    tally = Tally()
+
+    @settings(FUZZ, max_examples=200)
+    @given(values=field_values(bounds))
+    def get(values: dict[str, str | None]) -> None:
+        tally.add(values)
+        given_values = _given(values)
+        reveal = {"reveal": "1", "token": str(world.schedule.card_token)}
+        requests = [
+            (learner, reverse("quizzes:session"), {**reveal, **given_values}),
+            (learner, reverse("planner:cards_compare"), given_values),
+            (
+                instructor,
+                reverse("courses:teaching_course", args=[world.course.slug]),
+                given_values,
+            ),
+        ]
+        for client, url, params in requests:
+            with answered_in_bound_without_writes():
+                response = client.get(url, params)
+            assert response.status_code in {200, 404}, (url, params, response.status_code)
+
+    get()
+    tally.assert_each_field_met(sorted(bounds), 120)
