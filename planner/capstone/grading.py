@@ -213,13 +213,18 @@ def grade_save_draft(
 def _require_complete(grade: Grade) -> None:
     criteria = Criterion.objects.filter(rubric__course_id=grade.submission.course_id)
     scored = set(grade.scores.filter(level__isnull=False).values_list("criterion_id", flat=True))
-    missing = [str(c) for c in criteria if c.pk not in scored]
+    missing = [c for c in criteria if c.pk not in scored]
     if not criteria.exists():
         raise ValidationError(_("This course has no rubric criteria to grade against."))
     if missing:
+        # The ids let the page put each error beside its criterion's levels.
         raise ValidationError(
-            _("Choose a level for every criterion before releasing: %(missing)s.")
-            % {"missing": ", ".join(missing)}
+            _("Choose a level for every criterion before releasing: %(missing)s."),
+            code="levels_missing",
+            params={
+                "missing": ", ".join(str(c) for c in missing),
+                "criterion_ids": [c.pk for c in missing],
+            },
         )
 
 

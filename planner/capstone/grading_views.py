@@ -205,6 +205,9 @@ def grade_save(request: AuthenticatedHttpRequest, submission_id: int) -> HttpRes
         return _grade_page(request, submission, form, status=403)
     except ValidationError as exc:
         form.add_error(None, exc)
+        if exc.code == "levels_missing" and exc.params:
+            for criterion_id in exc.params["criterion_ids"]:
+                form.add_error(f"level_{criterion_id}", _("Choose a level to release the grade."))
         return _grade_page(request, submission, form, status=400)
     messages.success(request, message)
     if action == "release":

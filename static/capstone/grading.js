@@ -23,3 +23,14 @@
   form.addEventListener("change", update);
   update();
 })();
+
+// A grade that cannot be released comes back with an error beside each criterion still without a
+// level: bring the first into view (clear of the sticky total bar) and focus it, so the grader
+// reads it and Tab reaches that criterion's levels next.
+(function () {
+  "use strict";
+  var error = document.querySelector("[data-level-error]");
+  if (!error) return;
+  error.focus({ preventScroll: true });
+  error.scrollIntoView({ block: "center" });
+})();
