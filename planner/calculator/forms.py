@@ -192,6 +192,34 @@ class TrainingForm(CalculatorForm):
     )
     hidden_size = int_field("Hidden size", "Overrides the model's hidden size.", maximum=1_000_000)
     layers = int_field("Layers", "Overrides the model's layer count.", maximum=10_000)
+    vocab_size = int_field(
+        "Vocabulary size", "Sizes the logits (fp32, 4 bytes a token each).", maximum=10_000_000
+    )
+    adam_bytes = forms.TypedChoiceField(
+        label="Adam bytes per parameter",
+        required=False,
+        choices=[
+            ("", "not given (16)"),
+            ("16", "16 (bf16 gradients)"),
+            ("18", "18 (fp32 gradients)"),
+        ],
+        coerce=int,
+        empty_value=None,
+    )
+    gpus = int_field("GPUs (data parallel)", maximum=100_000)
+    zero_stage = forms.TypedChoiceField(
+        label="ZeRO stage",
+        required=False,
+        choices=[
+            ("", "not given (3 with several GPUs)"),
+            ("0", "0 (no sharding)"),
+            ("1", "1 (optimizer states)"),
+            ("2", "2 (+ gradients)"),
+            ("3", "3 / FSDP (+ weights)"),
+        ],
+        coerce=int,
+        empty_value=None,
+    )
     gpu = picker_field("GPU", PICK_GPU_HELP)
     gpu_memory_gb = gb_field("GPU memory (GB)", maximum="10000")
     tokens_per_s = gb_field("Measured training tokens/s")

@@ -65,8 +65,9 @@ def test_qlora_base_is_four_bits_plus_double_quantised_constants() -> None:
 
 
 def test_activations_with_and_without_checkpointing() -> None:
-    """34·s·b·h·L without; 2·s·b·h·L + 34·s·b·h with checkpointing (Korthikanti et al.)."""
-    s, b, h, L = 2048, 4, 4096, 32
+    """34·s·b·h·L without; 2·s·b·h·L + 34·s·b·h with checkpointing (Korthikanti et al.); both
+    plus the fp32 logits, 4·s·b·vocab (Llama 3.1's 128,256 tokens: 4.2 GB here)."""
+    s, b, h, L, V = 2048, 4, 4096, 32, 128_256
     off = estimate_training(
         TrainingInputs(
             model=LLAMA8, method="lora", lora_rank=16, batch_size=b, seq_len=s, checkpointing=False
@@ -77,8 +78,8 @@ def test_activations_with_and_without_checkpointing() -> None:
             model=LLAMA8, method="lora", lora_rank=16, batch_size=b, seq_len=s, checkpointing=True
         )
     )
-    assert off.activations_bytes == 34 * s * b * h * L
-    assert on.activations_bytes == 2 * s * b * h * L + 34 * s * b * h
+    assert off.activations_bytes == 34 * s * b * h * L + 4 * s * b * V
+    assert on.activations_bytes == 2 * s * b * h * L + 34 * s * b * h + 4 * s * b * V
     assert on.total_bytes < off.total_bytes
     assert "checkpointing" not in on.missing_assumptions
 
@@ -145,3 +146,50 @@ def test_bad_training_inputs_name_their_field(kwargs: dict[str, object], field: 
     with pytest.raises(CapacityInputError) as err:
         estimate_training(TrainingInputs(**kwargs))  # type: ignore[arg-type]
     assert err.value.field == field
+
+
+def test_adam_with_fp32_gradients_is_eighteen_bytes() -> None:
+    est = estimate_training(TrainingInputs(params_b=7, method="full", adam_bytes=18))
+    assert est.gradients_bytes == 28_000_000_000
+    assert est.total_bytes == 126_000_000_000
+    with pytest.raises(CapacityInputError) as err:
+        estimate_training(TrainingInputs(params_b=7, adam_bytes=17))
+    assert err.value.field == "adam_bytes"
+
+
+@pytest.mark.parametrize(
+    ("stage", "per_gpu"),
+    [
+        (0, 112_000_000_000),
+        (1, 14_000_000_000 + 14_000_000_000 + 84_000_000_000 // 8),
+        (2, 14_000_000_000 + (14_000_000_000 + 84_000_000_000) // 8),
+        (3, 112_000_000_000 // 8),
+    ],
+)
+def test_zero_stages_shard_states_over_the_gpus(stage: int, per_gpu: int) -> None:
+    """ZeRO over 8 GPUs: stage 1 the optimizer, 2 the gradients too, 3 (FSDP) the weights too."""
+    est = estimate_training(TrainingInputs(params_b=7, method="full", gpus=8, zero_stage=stage))
+    assert est.total_bytes == per_gpu
+    assert (est.gpus, est.zero_stage) == (8, stage)
+
+
+def test_qlora_65b_fits_one_48_gb_gpu_as_published() -> None:
+    """QLoRA's headline (Dettmers et al. 2023): a 65 B LLaMA fine-tunes on one 48 GB GPU. LLaMA-65B:
+    80 layers, hidden 8,192, vocabulary 32,000; rank 64 on q, k, v, o; one 512-token sequence,
+    checkpointed. Full fine-tuning of the same model needs over a terabyte."""
+    common = {"params_b": 65.2, "hidden_size": 8192, "layers": 80, "vocab_size": 32_000}
+    qlora = estimate_training(
+        TrainingInputs(
+            **common,
+            method="qlora",
+            lora_rank=64,
+            batch_size=1,
+            seq_len=512,
+            checkpointing=True,
+            gpu_memory_gb=48,
+        )  # type: ignore[arg-type]
+    )
+    assert qlora.fits is True
+    assert 35e9 < qlora.total_bytes < 48e9
+    full = estimate_training(TrainingInputs(**common, method="full"))  # type: ignore[arg-type]
+    assert full.total_bytes > 1e12
