@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.fsrs_optimizer import WorkloadCurve
 from quizzes.services.course_settings import RETENTION_MAX, RETENTION_MIN
 
 
@@ -30,10 +31,48 @@ class StepsField(forms.Field):
         return value
 
 
+def curve_choices(curve: WorkloadCurve, current: float | None) -> list[tuple[str, str]]:
+    """One radio per point of the curve, labelled with its workload; `current` kept if off it."""
+    choices = [
+        (
+            f"{p.retention:.2f}",
+            _("%(pct)s%% — %(reviews).1f reviews, %(minutes).1f minutes a day")
+            % {
+                "pct": f"{p.retention * 100:.0f}",
+                "reviews": p.reviews_per_day,
+                "minutes": p.minutes_per_day,
+            },
+        )
+        for p in curve.points
+    ]
+    if current is not None and all(abs(current - p.retention) > 1e-9 for p in curve.points):
+        choices.append(
+            (
+                f"{current:.2f}",
+                _("%(pct)s%% (the current setting, off the curve)") % {"pct": f"{current * 100:g}"},
+            )
+        )
+        choices.sort(key=lambda c: float(c[0]))
+    return choices
+
+
+class RetentionFromCurveField(forms.FloatField):
+    """A retention picked from the curve's radios; any number still parses, so a value posted
+    from elsewhere gets the service's range message, not a bare "invalid choice"."""
+
+    widget = forms.RadioSelect
+
+    def set_curve(self, curve: WorkloadCurve, current: float | None) -> None:
+        self.widget.choices = curve_choices(curve, current)  # type: ignore[attr-defined]
+
+
 class CourseSchedulingForm(forms.Form):
-    desired_retention = forms.FloatField(
+    desired_retention = RetentionFromCurveField(
         label=_("Desired retention"),
-        help_text=_("Probability of recall FSRS aims for, between %(lo).2f and %(hi).2f.")
+        help_text=_(
+            "Probability of recall FSRS aims for, chosen from the simulated workload above "
+            "(the course accepts %(lo).2f to %(hi).2f)."
+        )
         % {"lo": RETENTION_MIN, "hi": RETENTION_MAX},
     )
     learning_steps_minutes = StepsField(
@@ -45,6 +84,28 @@ class CourseSchedulingForm(forms.Form):
     maximum_interval_days = forms.IntegerField(label=_("Maximum interval (days)"), min_value=1)
     daily_new_limit = forms.IntegerField(label=_("New items per day"), min_value=0)
     daily_review_limit = forms.IntegerField(label=_("Reviews per day"), min_value=0)
+
+    def __init__(self, *args: Any, curve: WorkloadCurve, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["desired_retention"]
+        assert isinstance(field, RetentionFromCurveField)
+        current = self.initial.get("desired_retention")
+        field.set_curve(curve, float(current) if current is not None else None)
+        if current is not None:
+            self.initial["desired_retention"] = f"{float(current):.2f}"
+
+
+class RetentionChoiceForm(forms.Form):
+    """A learner's own retention for a course, picked from their curve."""
+
+    desired_retention = RetentionFromCurveField(label=_("Your desired retention"))
+
+    def __init__(self, *args: Any, curve: WorkloadCurve, current: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["desired_retention"]
+        assert isinstance(field, RetentionFromCurveField)
+        field.set_curve(curve, current)
+        self.initial.setdefault("desired_retention", f"{current:.2f}")
 
 
 class GradeForm(forms.Form):

@@ -215,5 +215,6 @@ def workload_curve(
                 memorized=float(result.memorized_cnt_per_day[-1]),
             )
         )
-    minimum = float(rs.optimal_retention(config, list(weights)))
+    # fsrs-rs answers in 32-bit floats (0.7 comes back as 0.69999999).
+    minimum = round(float(rs.optimal_retention(config, list(weights))), 3)
     return WorkloadCurve(points=tuple(points), minimum_recommended=minimum)

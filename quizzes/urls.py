@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from quizzes.views import answers, review, stats
+from quizzes.views import answers, retention, review, stats
 
 app_name = "quizzes"
 
@@ -14,5 +14,13 @@ urlpatterns = [
     path("items/<int:item_id>/reveal/", answers.reveal, name="answer_reveal"),
     path("stats/", stats.learner_stats_view, name="stats"),
     path("teaching/<slug:course_slug>/", stats.course_stats, name="course_stats"),
-    path("teaching/<slug:course_slug>/settings/", stats.course_settings, name="course_settings"),
+    path(
+        "teaching/<slug:course_slug>/settings/", retention.course_settings, name="course_settings"
+    ),
+    path(
+        "teaching/<slug:course_slug>/parameters/",
+        retention.course_parameters,
+        name="course_parameters",
+    ),
+    path("retention/<slug:course_slug>/", retention.learner_retention, name="retention"),
 ]

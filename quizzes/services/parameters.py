@@ -71,6 +71,9 @@ def parameters_train(
     candidate = weights if weights is not None else opt.train(split.train)
     progress(f"trained in {time.perf_counter() - started:.2f} s")
     active = active_parameters(course=course, learner_id=learner_id)
+    if active is None and learner_id is not None:
+        # A learner's first personal set has to beat the pooled one that schedules them now.
+        active = active_parameters(course=course, learner_id=None)
     active_weights = tuple(active.weights) if active else opt.DEFAULT_WEIGHTS
     scores = {
         "defaults": opt.score(opt.DEFAULT_WEIGHTS, split.heldout),

@@ -1,24 +1,20 @@
-"""Statistics pages (learner and instructor) and a course's scheduling settings."""
+"""Statistics pages (learner and instructor); the scheduling settings are in `retention`."""
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses.selectors import course_taught_by, courses_taught_by
 from quizzes.charts import BarChart, bar_chart
-from quizzes.forms import CourseSchedulingForm
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.selectors.course_stats import course_stats as course_stats_for
 from quizzes.selectors.stats import WeekRate, learner_stats
-from quizzes.services.course_settings import course_scheduling_update
 
 
 def _history_chart(history: list[WeekRate]) -> BarChart:
@@ -76,29 +72,3 @@ def course_stats(request: AuthenticatedHttpRequest, course_slug: str) -> HttpRes
             "leech_lapses": LEECH_LAPSES,
         },
     )
-
-
-@require_http_methods(["GET", "POST"])
-@instructor_required
-def course_settings(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
-    course = course_taught_by(slug=course_slug, user=request.user)
-    initial = {
-        "desired_retention": course.desired_retention,
-        "learning_steps_minutes": course.learning_steps_minutes,
-        "relearning_steps_minutes": course.relearning_steps_minutes,
-        "maximum_interval_days": course.maximum_interval_days,
-        "daily_new_limit": course.daily_new_limit,
-        "daily_review_limit": course.daily_review_limit,
-    }
-    form = CourseSchedulingForm(request.POST or None, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        try:
-            course_scheduling_update(course=course, **form.cleaned_data)
-        except ValidationError as exc:
-            for field_name, errors in exc.message_dict.items():
-                for error in errors:
-                    form.add_error(field_name, error)
-        else:
-            messages.success(request, "Scheduling settings saved.")
-            return redirect("quizzes:course_settings", course_slug=course.slug)
-    return render(request, "quizzes/course_settings.html", {"course": course, "form": form})
