@@ -17,7 +17,7 @@ ROLES = ["anonymous", "learner", "other", "instructor", "staff"]
 
 
 def test_every_route_is_walked() -> None:
-    """Only the admin's per-object pages are left out (each names one of its many models)."""
+    """Admin object pages name their model's first row; only models with no rows are left out."""
     all_routes = list(routes())
     assert len(all_routes) > 40
     names = {r.name for r in all_routes}
@@ -49,3 +49,5 @@ def test_no_get_writes_a_row_or_fails(world: World, role: str) -> None:
             failures.append(f"GET {url} ({route.name}) -> {response.status_code}: {writes}")
     assert not failures, "\n".join(failures)
     assert all(route.startswith("admin/") for route in skipped), skipped
+    if role == "staff":  # the admin's change, delete and history pages were walked too
+        assert len(skipped) < 40, skipped

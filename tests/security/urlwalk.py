@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from django.apps import apps
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.urls.resolvers import RegexPattern, RoutePattern
 
@@ -60,7 +61,23 @@ def fill(route: Route, world: World) -> str | None:
         values["token"] = world.unsubscribe_token
     elif "prompt" in route.route:
         values["token"] = world.prompt_token
+    if "object_id" in route.parameters():
+        object_id = _admin_object_id(route)
+        if object_id is not None:
+            values["object_id"] = object_id
     missing = [p for p in route.parameters() if p not in values]
     if missing:
         return None
     return "/" + PARAMETER.sub(lambda m: str(values[m["name"]]), route.route)
+
+
+def _admin_object_id(route: Route) -> int | None:
+    """An admin object page ("admin/<app>/<model>/<id>/...") names the model's first row."""
+    parts = route.route.split("/")
+    if len(parts) < 4 or parts[0] != "admin":
+        return None
+    try:
+        model = apps.get_model(parts[1], parts[2])
+    except LookupError:
+        return None
+    return model._default_manager.order_by("pk").values_list("pk", flat=True).first()
