@@ -268,3 +268,26 @@ def test_numbers_in_query_strings(world: World) -> None:
 
     get()
     tally.assert_each_field_met(sorted(bounds), 120)
+
+
+def test_learner_retention(world: World) -> None:
+    """A learner's own desired retention for a course (picked from a curve, any number posted)."""
+    from core.ranges import DESIRED_RETENTION
+
+    client = Client(raise_request_exception=False)
+    client.force_login(world.learner)
+    bounds = {"desired_retention": DESIRED_RETENTION}
+
+    # Fewer examples: the page simulates its workload curve (~60 ms a request).
+    tally = fuzz_post(
+        client,
+        reverse("quizzes:retention", args=[world.course.slug]),
+        bounds,
+        _given,
+        refused={200},
+        examples=100,
+    )
+
+    tally.assert_each_field_met(["desired_retention"], 60)
+    session = client.get(reverse("quizzes:session"))
+    assert session.status_code == 200
