@@ -1,19 +1,66 @@
+"""The preferences form: a time-zone picker grouped by region, the learner's hours and a pause."""
+
 from __future__ import annotations
 
 import zoneinfo
+from functools import cache
+from itertools import groupby
+from typing import Any
 
 from django import forms
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 
 HOURS = [(h, f"{h:02d}:00") for h in range(24)]
 
+# The IANA areas that name places; the rest of the database's names are aliases kept for old
+# systems ("US/Eastern", "Etc/GMT+5", "Factory", "localtime") that no one picks from a list.
+TIME_ZONE_REGIONS = (
+    "Africa",
+    "America",
+    "Antarctica",
+    "Arctic",
+    "Asia",
+    "Atlantic",
+    "Australia",
+    "Europe",
+    "Indian",
+    "Pacific",
+)
+
+type ZoneChoice = tuple[str, str]
+type ZoneGroup = tuple[str | Promise, list[ZoneChoice]]
+
+
+def time_zone_label(name: str) -> str:
+    """'America/Argentina/Buenos_Aires' → 'Argentina / Buenos Aires' (the place, not the area)."""
+    return " / ".join(part.replace("_", " ") for part in name.split("/")[1:]) or name
+
+
+@cache
+def time_zone_choices() -> list[ZoneGroup]:
+    """The geographic zones as <optgroup>s by region, sorted by place; UTC first on its own."""
+    zones = sorted(
+        (
+            name
+            for name in zoneinfo.available_timezones()
+            if name.split("/")[0] in TIME_ZONE_REGIONS and "/" in name
+        ),
+        key=lambda name: (name.split("/")[0], time_zone_label(name)),
+    )
+    grouped = [
+        (region, [(name, time_zone_label(name)) for name in names])
+        for region, names in groupby(zones, key=lambda name: name.split("/")[0])
+    ]
+    return [(_("Universal"), [("UTC", "UTC")]), *grouped]
+
 
 class PreferencesForm(forms.ModelForm):
     time_zone = forms.ChoiceField(
         label=_("Time zone"),
-        choices=[(z, z) for z in sorted(zoneinfo.available_timezones())],
+        choices=time_zone_choices,
         help_text=_("Reminders, daily limits and streaks follow your local day."),
     )
     day_start_hour = forms.TypedChoiceField(label=_("My day starts at"), choices=HOURS, coerce=int)
@@ -38,3 +85,13 @@ class PreferencesForm(forms.ModelForm):
             "reminder_hour",
             "review_shortcuts_enabled",
         ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        current = self.instance.time_zone if self.instance else ""
+        known = {name for _region, zones in time_zone_choices() for name, _label in zones}
+        if current and current not in known:
+            # An older alias saved before the list was grouped stays selectable, not silently lost.
+            field = self.fields["time_zone"]
+            assert isinstance(field, forms.ChoiceField)
+            field.choices = [(_("Current"), [(current, current)]), *time_zone_choices()]
