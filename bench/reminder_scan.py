@@ -9,9 +9,9 @@ Builds a throwaway database named per run (`bench_reminders_<pid>_<time>`; BENCH
 replaces `bench`; dropped afterwards unless --keep) with INSERT … SELECT generate_series, then
 times `digests_scan(now=...)` end to end (slots query, one INSERT … SELECT per range of learners,
 the enqueues on commit into REDIS_URL's Redis), separately its enqueue part, and the whole scan
-once more with the caches warm (digests deleted first). The send tasks
-go to a queue named for this run, which the bench counts with LLEN and deletes afterwards (with
-its binding key): no FLUSHDB, nobody else's keys. In the same run, `redis-benchmark -t lpush`
+once more with the caches warm (digests deleted first). The send tasks go to a queue named for
+this run, which the bench counts with LLEN and deletes afterwards (with its binding key): no
+FLUSHDB, nobody else's keys. In the same run, `redis-benchmark -t lpush`
 against the same Redis database is the reference; the bench deletes its `mylist` key afterwards.
 
 Prints learners/s, publishes/s and their ratio to LPUSH/s, and the EXPLAIN (ANALYZE, BUFFERS)
