@@ -16,7 +16,7 @@ def test_signup_verify_login_dashboard(page, live_server) -> None:  # type: igno
     page.get_by_label("Email").fill("journey@example.com")
     page.locator("#id_password1").fill("a long enough passphrase")
     page.locator("#id_password2").fill("a long enough passphrase")
-    page.get_by_role("button", name="Sign Up").click()
+    page.get_by_role("button", name="Sign up", exact=True).click()
     page.get_by_text("Verify Your Email Address").first.wait_for()
 
     assert len(mail.outbox) == 1
@@ -32,7 +32,44 @@ def test_signup_verify_login_dashboard(page, live_server) -> None:  # type: igno
     page.goto("/accounts/login/")
     page.get_by_label("Email").fill("journey@example.com")
     page.get_by_label("Password").fill("a long enough passphrase")
-    page.get_by_role("button", name="Sign In").click()
+    page.get_by_role("button", name="Log in", exact=True).click()
     page.wait_for_url("**/dashboard/")
     assert page.get_by_text("You are not enrolled in a course yet").is_visible()
     assert not page.console_errors, page.console_errors
+
+
+HELP_UNDER_INPUT = """(id) => {
+  const input = document.getElementById(id);
+  const help = document.getElementById(id + "_helptext");
+  return help.getBoundingClientRect().top >= input.getBoundingClientRect().bottom - 1;
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_account_pages_say_log_in_and_emails_come_from_recall(page, width: int) -> None:  # type: ignore[no-untyped-def]
+    """One wording ('Log in', 'Sign up', 'Log out'), help text under its input, and the
+    verification email greeting from the product, not from the request's host."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto("/accounts/login/")
+    assert page.get_by_role("heading", name="Log in", exact=True).is_visible()
+    assert page.title().startswith("Log in")
+    assert page.evaluate(HELP_UNDER_INPUT, "id_password")
+    assert page.get_by_role("link", name="Forgot your password?").is_visible()
+
+    page.get_by_role("main").get_by_role("link", name="sign up").click()
+    assert page.get_by_role("heading", name="Sign up", exact=True).is_visible()
+    assert page.evaluate(HELP_UNDER_INPUT, "id_password1")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    for wrong in ("Sign In", "Sign Up", "Signup", "sign in"):
+        assert wrong not in page.content()
+    page.get_by_label("Email").fill(f"words-{width}@example.com")
+    page.locator("#id_password1").fill("a long enough passphrase")
+    page.locator("#id_password2").fill("a long enough passphrase")
+    page.get_by_role("button", name="Sign up", exact=True).click()
+    page.get_by_text("Verify Your Email Address").first.wait_for()
+
+    (message,) = mail.outbox
+    assert message.subject.startswith("[Recall] ")
+    assert message.body.startswith("Hello from Recall!")
+    assert "127.0.0.1" not in message.body.split("http://")[0]
+    assert "localhost" not in message.body.split("http://")[0]
