@@ -8,20 +8,34 @@ counts are one statement; nothing loads a learner's schedules into Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import Case, Exists, F, Func, OuterRef, Q, QuerySet, Value, When
+from django.db.models import (
+    Case,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 
 from accounts.local_day import day_bounds_at
 from accounts.models import User
 from courses.models import Enrollment
 from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
 
-# Without an enrollment to take limits from: no new items, the course default review cap.
-DEFAULT_REVIEW_LIMIT = 200
+# Learning steps due this soon are shown now rather than saying "all caught up" (Anki's default).
+LEARN_AHEAD = timedelta(minutes=20)
+LEARNING_STATES = (RecallSchedule.State.LEARNING, RecallSchedule.State.RELEARNING)
 
 
 def local_day_bounds(*, learner: User, now: datetime) -> tuple[datetime, datetime]:
@@ -38,19 +52,6 @@ def local_day_of(*, learner: User, moment: datetime) -> datetime:
 def due_count_for(*, learner: User, now: datetime) -> int:
     # Served by the (learner, due) index.
     return RecallSchedule.objects.filter(learner=learner, due__lte=now).count()
-
-
-def next_due_for(*, learner: User) -> datetime | None:
-    """When the learner's earliest schedule falls due (None: nothing scheduled yet).
-
-    One index lookup on (learner, due); the empty review page uses it to say what comes next.
-    """
-    return (
-        RecallSchedule.objects.filter(learner=learner)
-        .order_by("due")
-        .values_list("due", flat=True)
-        .first()
-    )
 
 
 def new_items_for(*, learner: User) -> QuerySet[QuizItem]:
@@ -98,98 +99,159 @@ class QueueCard:
 
 
 @dataclass(frozen=True)
+class CourseCounts:
+    """One enrolled course's part of today's queue (one row of the counts statement)."""
+
+    course_id: int
+    review_limit: int
+    new_limit: int
+    reviews_today: int  # grades today of cards that were in review (they count against the limit)
+    new_today: int  # grades today that introduced a new item
+    learning_today: int  # grades today of cards in (re)learning: intraday steps, no limit
+    review_due: int  # review cards due today (from the start of their local due day)
+    learning_due: int  # (re)learning cards due now or within the learn-ahead window
+    new_available: int  # items of the course the learner has never answered
+
+    @property
+    def reviews_left(self) -> int:
+        return max(self.review_limit - self.reviews_today, 0)
+
+    @property
+    def new_left(self) -> int:
+        return max(self.new_limit - self.new_today, 0)
+
+
+@dataclass(frozen=True)
 class QueueCounts:
-    due_count: int  # reviews left today: due now, within the daily review cap
-    new_count: int  # new items left today, within the daily new limit
-    reviews_today: int
-    new_today: int
+    courses: tuple[CourseCounts, ...]
+
+    @property
+    def due_count(self) -> int:
+        """Cards to review now: every learning step due, and each course's due reviews up to
+        what is left of its own daily review limit."""
+        return sum(c.learning_due + min(c.review_due, c.reviews_left) for c in self.courses)
+
+    @property
+    def new_count(self) -> int:
+        return sum(min(c.new_available, c.new_left) for c in self.courses)
+
+    @property
+    def reviews_today(self) -> int:
+        return sum(c.reviews_today for c in self.courses)
+
+    @property
+    def new_today(self) -> int:
+        return sum(c.new_today for c in self.courses)
+
+    @property
+    def graded_today(self) -> int:
+        return sum(c.reviews_today + c.new_today + c.learning_today for c in self.courses)
+
+    @property
+    def enrolled_course_ids(self) -> list[int]:
+        return [c.course_id for c in self.courses]
+
+    @property
+    def review_course_ids(self) -> list[int]:
+        """Courses whose due reviews may still be shown today."""
+        return [c.course_id for c in self.courses if c.reviews_left and c.review_due]
+
+    @property
+    def new_course_ids(self) -> list[int]:
+        return [c.course_id for c in self.courses if c.new_left and c.new_available]
 
 
 @dataclass(frozen=True)
 class DueQueue:
-    due_count: int  # reviews left today: due now, within the daily review cap
-    new_count: int  # new items left today, within the daily new limit
-    reviews_today: int
-    new_today: int
+    counts: QueueCounts
     card: QueueCard | None
+
+    @property
+    def due_count(self) -> int:
+        return self.counts.due_count
+
+    @property
+    def new_count(self) -> int:
+        return self.counts.new_count
+
+    @property
+    def reviews_today(self) -> int:
+        return self.counts.reviews_today
+
+    @property
+    def new_today(self) -> int:
+        return self.counts.new_today
+
+    @property
+    def graded_today(self) -> int:
+        return self.counts.graded_today
 
     @property
     def remaining(self) -> int:
         return self.due_count + self.new_count
 
 
-# Four ORM-compiled queries (limits, today's grades, due ids, new item ids) in one statement;
-# their values stay parameters. The counts stop at what is left of each daily limit (a LIMIT read
-# from `remaining`, uncorrelated, which both PostgreSQL and SQLite accept), so a backlog of
-# thousands costs what the day's limit costs.
-_COUNTS_SQL = """
-        WITH limits AS ({}), today AS ({}), remaining AS (
-          SELECT
-            CASE WHEN COALESCE(review_limit, %s) > reviews_today
-              THEN COALESCE(review_limit, %s) - reviews_today ELSE 0 END AS reviews_left,
-            CASE WHEN COALESCE(new_limit, 0) > new_today
-              THEN COALESCE(new_limit, 0) - new_today ELSE 0 END AS new_left,
-            new_today, reviews_today
-          FROM limits CROSS JOIN today
-        )
-        SELECT
-          (SELECT COUNT(*) FROM ({} LIMIT (SELECT reviews_left FROM remaining)) AS due),
-          (SELECT COUNT(*) FROM ({} LIMIT (SELECT new_left FROM remaining)) AS new_items),
-          reviews_today, new_today
-        FROM remaining
-    """
+def _count(queryset: QuerySet[Any], condition: Q | None = None) -> Subquery:
+    # COUNT over a CASE, not Count(filter=...): an aggregate would make the ORM add a GROUP BY,
+    # and a GROUP BY over no rows returns no row instead of a zero.
+    counted = Case(When(condition, then=Value(1))) if condition is not None else Value(1)
+    return Subquery(
+        queryset.order_by().annotate(n=Func(counted, function="COUNT")).values("n"),
+        output_field=IntegerField(),
+    )
 
 
-def _sql(queryset: QuerySet[Any]) -> tuple[str, tuple[Any, ...]]:
-    """A queryset compiled for the default connection, to be nested in a larger statement."""
-    sql, params = queryset.query.sql_with_params()
-    return sql, tuple(params)
-
-
-def _count_sql(condition: Q) -> Func:
-    # COUNT over a CASE, not Count(filter=...): an aggregate here would make the ORM add a GROUP BY,
-    # and a GROUP BY over no rows returns no row instead of zeros.
-    return Func(Case(When(condition, then=Value(1))), function="COUNT")
-
-
-def _counts_statement(
-    *, learner_id: int, day_start: datetime, now: datetime
-) -> tuple[str, tuple[Any, ...]]:
+def _counts_queryset(
+    *, learner_id: int, day_start: datetime, day_end: datetime, learn_ahead_until: datetime
+) -> QuerySet[Any]:
+    """One row per course the learner is enrolled in: its limits, today's grades by kind, and
+    its due reviews, due learning steps and new items."""
     learner = User(pk=learner_id)
-    limits = (
+    course = OuterRef("course_id")
+    # Lesson answers are learning, not the session's: they count against no limit.
+    today = ReviewLog.objects.filter(
+        learner=learner,
+        reviewed_at__gte=day_start,
+        undo__isnull=True,
+        item__lesson__module__course_id=course,
+    ).exclude(source=ReviewLog.Source.LESSON)
+    new = Q(state_before__reps=0)
+    review = Q(state_before__state=RecallSchedule.State.REVIEW) & ~new
+    schedules = RecallSchedule.objects.filter(
+        learner=learner, item__lesson__module__course_id=course
+    )
+    return (
         Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER)
-        .order_by()
+        .order_by("course_id")
         .annotate(
-            new_limit=Func(F("course__daily_new_limit"), function="MAX"),
-            review_limit=Func(F("course__daily_review_limit"), function="MAX"),
+            review_limit=F("course__daily_review_limit"),
+            new_limit=F("course__daily_new_limit"),
+            reviews_today=_count(today, review),
+            new_today=_count(today, new),
+            learning_today=_count(today, ~new & ~review),
+            # A review card is due from the start of its due day in the learner's local day.
+            review_due=_count(schedules.filter(state=RecallSchedule.State.REVIEW, due__lt=day_end)),
+            learning_due=_count(
+                schedules.filter(state__in=LEARNING_STATES, due__lte=learn_ahead_until)
+            ),
+            new_available=_count(
+                QuizItem.objects.filter(lesson__module__course_id=course).filter(
+                    ~Exists(RecallSchedule.objects.filter(learner=learner, item=OuterRef("pk")))
+                )
+            ),
         )
-        .values("new_limit", "review_limit")
-    )
-    # A grade whose state before had no reps introduced a new item; the rest were reviews.
-    # Lesson answers are learning, not reviews, and do not count against the session's limits.
-    today = (
-        ReviewLog.objects.filter(learner=learner, reviewed_at__gte=day_start, undo__isnull=True)
-        .exclude(source=ReviewLog.Source.LESSON)
-        .order_by()
-        .annotate(
-            new_today=_count_sql(Q(state_before__reps=0)),
-            reviews_today=_count_sql(~Q(state_before__reps=0)),
+        .values_list(
+            "course_id",
+            "review_limit",
+            "new_limit",
+            "reviews_today",
+            "new_today",
+            "learning_today",
+            "review_due",
+            "learning_due",
+            "new_available",
         )
-        .values("new_today", "reviews_today")
     )
-    # No ORDER BY: only how many matters here.
-    due = RecallSchedule.objects.filter(learner=learner, due__lte=now).order_by().values("id")
-    new = new_items_for(learner=learner).order_by().values("id")
-    parts = [_sql(limits), _sql(today), _sql(due), _sql(new)]
-    statement = _COUNTS_SQL.format(*(sql for sql, _ in parts))
-    params = (
-        parts[0][1]
-        + parts[1][1]
-        + (DEFAULT_REVIEW_LIMIT, DEFAULT_REVIEW_LIMIT)
-        + parts[2][1]
-        + parts[3][1]
-    )
-    return statement, params
 
 
 # On PostgreSQL the statement is compiled once per process with stand-in values, which are then
@@ -197,41 +259,48 @@ def _counts_statement(
 # connection: building the ORM queries and planning the statement cost more than running it.
 _STAND_IN_LEARNER = -987_654_321
 _STAND_IN_DAY_START = datetime(1901, 1, 1, tzinfo=UTC)
-_STAND_IN_NOW = datetime(1902, 1, 1, tzinfo=UTC)
+_STAND_IN_DAY_END = datetime(1902, 1, 1, tzinfo=UTC)
+_STAND_IN_AHEAD = datetime(1903, 1, 1, tzinfo=UTC)
 
 
 @cache
 def _counts_template() -> tuple[str, tuple[Any, ...]]:
-    return _counts_statement(
-        learner_id=_STAND_IN_LEARNER, day_start=_STAND_IN_DAY_START, now=_STAND_IN_NOW
-    )
+    sql, params = _counts_queryset(
+        learner_id=_STAND_IN_LEARNER,
+        day_start=_STAND_IN_DAY_START,
+        day_end=_STAND_IN_DAY_END,
+        learn_ahead_until=_STAND_IN_AHEAD,
+    ).query.sql_with_params()
+    return sql, tuple(params)
 
 
-def _bound(
-    params: tuple[Any, ...], *, learner_id: int, day_start: datetime, now: datetime
-) -> list[Any]:
+def _bound(params: tuple[Any, ...], values: dict[Any, Any]) -> list[Any]:
     out: list[Any] = []
     for param in params:
-        if type(param) is int and param == _STAND_IN_LEARNER:
-            out.append(learner_id)
-        elif isinstance(param, datetime) and param == _STAND_IN_DAY_START:
-            out.append(day_start)
-        elif isinstance(param, datetime) and param == _STAND_IN_NOW:
-            out.append(now)
+        if type(param) in (int, datetime) and param in values:
+            out.append(values[param])
         else:
             out.append(param)
     return out
 
 
 def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
-    """The queue's four counts in one statement: today's limits and grades, then the due reviews
-    and the new items, each counted no further than what is left of its daily limit."""
-    day_start, _ = local_day_bounds(learner=learner, now=now)
+    """Each enrolled course's limits, today's grades and due cards, in one statement."""
+    day_start, day_end = local_day_bounds(learner=learner, now=now)
+    ahead = now + LEARN_AHEAD
     if connection.vendor == "postgresql":
         import psycopg
 
         statement, template = _counts_template()
-        params: Any = _bound(template, learner_id=learner.pk, day_start=day_start, now=now)
+        params: Any = _bound(
+            template,
+            {
+                _STAND_IN_LEARNER: learner.pk,
+                _STAND_IN_DAY_START: day_start,
+                _STAND_IN_DAY_END: day_end,
+                _STAND_IN_AHEAD: ahead,
+            },
+        )
         connection.ensure_connection()
         raw = connection.connection
         # Only server-side binding cursors (this one) prepare; Django's own cursors bind on the
@@ -239,54 +308,87 @@ def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
         raw.prepare_threshold = 0
         # Django's own wrapper, so the statement is logged and counted like every query.
         cursor = connection._prepare_cursor(psycopg.Cursor(raw))  # type: ignore[attr-defined]
+        with cursor:
+            cursor.execute(statement, params)
+            rows = cursor.fetchall()
     else:
-        statement, params = _counts_statement(learner_id=learner.pk, day_start=day_start, now=now)
-        cursor = connection.cursor()
-    with cursor:
-        cursor.execute(statement, params)
-        due_count, new_count, reviews_today, new_today = cursor.fetchone()
-    return QueueCounts(
-        due_count=due_count, new_count=new_count, reviews_today=reviews_today, new_today=new_today
+        rows = list(
+            _counts_queryset(
+                learner_id=learner.pk, day_start=day_start, day_end=day_end, learn_ahead_until=ahead
+            )
+        )
+    return QueueCounts(courses=tuple(CourseCounts(*row) for row in rows))
+
+
+def _due_filter(*, counts: QueueCounts, learner: User, now: datetime) -> Q:
+    _, day_end = local_day_bounds(learner=learner, now=now)
+    learning = Q(
+        state__in=LEARNING_STATES,
+        due__lte=now + LEARN_AHEAD,
+        item__lesson__module__course_id__in=counts.enrolled_course_ids,
     )
+    review = Q(
+        state=RecallSchedule.State.REVIEW,
+        due__lt=day_end,
+        item__lesson__module__course_id__in=counts.review_course_ids,
+    )
+    return learning | review
 
 
 def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> QueueCard | None:
-    """The oldest due review while reviews are left today, else the first new item (two queries:
-    the card, then its choices)."""
+    """The oldest due card (learning steps within the learn-ahead window, reviews of courses
+    with reviews left today), else the first new item of a course with new items left (two
+    queries: the card, then its choices when it has any)."""
     card: QueueCard | None = None
     if counts.due_count:
         schedule = (
-            RecallSchedule.objects.filter(learner=learner, due__lte=now)
+            RecallSchedule.objects.filter(learner=learner)
+            .filter(_due_filter(counts=counts, learner=learner, now=now))
             .select_related("item__lesson__module__course")
             .order_by("due", "id")
             .first()
         )
         if schedule is not None:
             card = QueueCard(item=schedule.item, schedule=schedule, choices=[])
-    elif counts.new_count:
-        item = new_items_for(learner=learner).select_related("lesson__module__course").first()
+    if card is None and counts.new_count:
+        item = (
+            new_items_for(learner=learner)
+            .filter(lesson__module__course_id__in=counts.new_course_ids)
+            .select_related("lesson__module__course")
+            .first()
+        )
         if item is not None:
             card = QueueCard(item=item, schedule=None, choices=[])
-    if card is not None:
-        # Always one query (empty unless multiple choice): the page's cost stays constant.
+    if card is not None and card.item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
         card.choices.extend(Choice.objects.filter(item=card.item).order_by("position", "id"))
     return card
 
 
 def due_queue_for(*, learner: User, now: datetime, with_card: bool = True) -> DueQueue:
-    """Due reviews oldest first, then new items up to the daily new limit; a daily review cap.
+    """Due cards oldest first, then new items, within each course's daily limits.
 
-    One query for the counts, and with the card two more, whatever the number of schedules.
+    One query for the counts, and with the card one or two more, whatever the number of
+    schedules.
     """
     counts = queue_counts_for(learner=learner, now=now)
     card = next_card_for(learner=learner, now=now, counts=counts) if with_card else None
-    return DueQueue(
-        due_count=counts.due_count,
-        new_count=counts.new_count,
-        reviews_today=counts.reviews_today,
-        new_today=counts.new_today,
-        card=card,
+    return DueQueue(counts=counts, card=card)
+
+
+def next_card_at(*, learner: User, now: datetime) -> datetime | None:
+    """When the learner's next card can be shown, limits aside (None: nothing scheduled yet):
+    a review card from the start of its local due day, a learning step within the learn-ahead
+    window of its due time. One query on (learner, due)."""
+    first = RecallSchedule.objects.filter(learner=learner).aggregate(
+        review=Min("due", filter=Q(state=RecallSchedule.State.REVIEW)),
+        learning=Min("due", filter=Q(state__in=LEARNING_STATES)),
     )
+    moments: list[datetime] = []
+    if first["review"] is not None:
+        moments.append(local_day_of(learner=learner, moment=first["review"]))
+    if first["learning"] is not None:
+        moments.append(first["learning"] - LEARN_AHEAD)
+    return min(moments) if moments else None
 
 
 def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> QueueCard:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -16,6 +16,13 @@ from quizzes.models import QuizItem
 from quizzes.services.answers import ItemResponse, item_answer
 
 TEMPLATE = "quizzes/_check_yourself.html"
+# The learner's own free-recall answer is shown back beside the model answer, never stored;
+# the textarea holds at most this much.
+OWN_ANSWER_MAX = 2000
+
+
+def _own_answer(data: QueryDict) -> str:
+    return data.get("own_answer", "").strip()[:OWN_ANSWER_MAX]
 
 
 def _item_for(request: AuthenticatedHttpRequest, item_id: int) -> QuizItem:
@@ -42,7 +49,8 @@ def reveal(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
     """Free recall: show the model answer and the self-grade buttons."""
     item = _item_for(request, item_id)
     token = request.GET.get("token") or str(uuid.uuid4())
-    return _respond(request, item, {"revealed": True, "token": token})
+    context = {"revealed": True, "token": token, "own_answer": _own_answer(request.GET)}
+    return _respond(request, item, context)
 
 
 @require_POST
@@ -75,7 +83,12 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
     except ValueError:
         token_uuid = None
     if error or response is None:
-        ctx = {"error": error, "token": token, "revealed": item.kind == QuizItem.Kind.FREE_RECALL}
+        ctx = {
+            "error": error,
+            "token": token,
+            "revealed": item.kind == QuizItem.Kind.FREE_RECALL,
+            "own_answer": _own_answer(request.POST),
+        }
         return _respond(request, item, ctx)
     result = item_answer(
         learner=request.user,
@@ -84,4 +97,5 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
         now=timezone.now(),
         card_token=token_uuid,
     )
-    return _respond(request, item, {"result": result, "value": response.value})
+    context = {"result": result, "value": response.value, "own_answer": _own_answer(request.POST)}
+    return _respond(request, item, context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from typing import Any
@@ -13,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.text import Truncator
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, retarget
 
 from accounts.http import AuthenticatedHttpRequest
 from quizzes.forms import GradeForm
@@ -23,7 +25,7 @@ from quizzes.selectors.queue import (
     card_for,
     due_queue_for,
     enrolled_item_for,
-    next_due_for,
+    next_card_at,
 )
 from quizzes.services.review import (
     Grade,
@@ -35,6 +37,8 @@ from quizzes.services.review import (
 )
 
 MAX_DURATION_MS = 3_600_000
+# The empty state reloads itself when the next card can be shown; a browser timer holds a day.
+MAX_REFRESH_SECONDS = 86_400
 
 
 def _int_or_none(value: str | None) -> int | None:
@@ -49,36 +53,49 @@ def _card_token(card: QueueCard) -> uuid.UUID:
     return card.schedule.card_token if card.schedule is not None else uuid.uuid4()
 
 
-def _render_panel(
-    request: AuthenticatedHttpRequest,
-    *,
-    card: QueueCard | None = None,
-    revealed: bool = False,
-    token: uuid.UUID | None = None,
-    shown_at: int | None = None,
-    notice: str = "",
-) -> HttpResponse:
+def _render_panel(request: AuthenticatedHttpRequest, *, notice: str = "") -> HttpResponse:
+    """The whole panel: today's counts, the next card (or why there is none), undo."""
     now = timezone.now()
-    queue = due_queue_for(learner=request.user, now=now, with_card=card is None)
-    card = card or queue.card
+    queue = due_queue_for(learner=request.user, now=now)
+    card = queue.card
     context: dict[str, Any] = {
         "queue": queue,
         "card": card,
-        "revealed": revealed,
         "notice": notice,
         "shortcuts": request.user.review_shortcuts_enabled,
     }
     if card is None:
         # The empty state says why: not started, today's limits reached, or all caught up.
-        context["next_due"] = next_due_for(learner=request.user)
+        next_at = next_card_at(learner=request.user, now=now)
+        context["next_due"] = next_at
         context["now"] = now
+        if next_at is not None and next_at > now:
+            wait = math.ceil((next_at - now).total_seconds())
+            context["refresh_seconds"] = min(max(wait, 1), MAX_REFRESH_SECONDS)
     else:
-        context["token"] = token or _card_token(card)
-        context["shown_at"] = shown_at or int(time.time() * 1000)
-        if revealed:
-            context["previews"] = grade_previews(card=card, now=now)
+        context["token"] = _card_token(card)
+        context["shown_at"] = int(time.time() * 1000)
     template = "quizzes/session.html#panel" if request.htmx else "quizzes/session.html"
     return render(request, template, context)
+
+
+def _render_revealed(
+    request: AuthenticatedHttpRequest, *, card: QueueCard, token: uuid.UUID, shown_at: int | None
+) -> HttpResponse:
+    """The card with its answer and grade buttons. Through htmx only the card is swapped, so
+    the queue is not counted again; without JavaScript the whole page comes back."""
+    context: dict[str, Any] = {
+        "card": card,
+        "revealed": True,
+        "token": token,
+        "shown_at": shown_at or int(time.time() * 1000),
+        "previews": grade_previews(card=card, now=timezone.now(), learner_id=request.user.pk),
+        "shortcuts": request.user.review_shortcuts_enabled,
+    }
+    if request.htmx:
+        return render(request, "quizzes/session.html#card", context)
+    context["queue"] = due_queue_for(learner=request.user, now=timezone.now(), with_card=False)
+    return render(request, "quizzes/session.html", context)
 
 
 @require_GET
@@ -94,15 +111,15 @@ def session(request: AuthenticatedHttpRequest) -> HttpResponse:
         except (ValueError, RecallSchedule.DoesNotExist, QuizItem.DoesNotExist) as exc:
             raise Http404("No such card.") from exc
         if card.schedule is not None and card.schedule.card_token != token:
-            return _render_panel(
+            response = _render_panel(
                 request, notice="That card was graded elsewhere; here is the next."
             )
-        return _render_panel(
-            request,
-            card=card,
-            revealed=True,
-            token=token,
-            shown_at=_int_or_none(request.GET.get("shown_at")),
+            if request.htmx:
+                # The reveal swaps only the card; the next one replaces the whole panel.
+                reswap(retarget(response, "#review-panel"), "innerHTML")
+            return response
+        return _render_revealed(
+            request, card=card, token=token, shown_at=_int_or_none(request.GET.get("shown_at"))
         )
     return _render_panel(request)
 

@@ -38,7 +38,9 @@
   // and the keys keep working.
   document.addEventListener("htmx:afterSettle", function (event) {
     var p = panel();
-    if (!p || !(event.target instanceof HTMLElement) || !p.contains(event.target)) return;
+    if (!p || !(event.target instanceof HTMLElement)) return;
+    // A reveal swaps the card itself (outerHTML): its old element is then detached.
+    if (event.target.isConnected && !p.contains(event.target)) return;
     var target = document.getElementById("review-answer") || document.getElementById("card");
     if (target) target.focus({ preventScroll: false });
   });

@@ -18,15 +18,23 @@ pytestmark = pytest.mark.django_db
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
 
 
+def review_card(**fields: object) -> RecallSchedule:
+    """A schedule in review (it has been learnt), due when `due` says."""
+    fields.setdefault("state", RecallSchedule.State.REVIEW)
+    fields.setdefault("reps", 2)
+    fields.setdefault("stability", 3.0)
+    fields.setdefault("difficulty", 5.0)
+    fields.setdefault("last_review", NOW - timedelta(days=4))
+    return RecallScheduleFactory(**fields)
+
+
 def test_due_cards_oldest_first_then_new_items():
     """Due schedules come oldest due first; items never answered come after, in course order."""
-    learner = UserFactory()
+    learner = UserFactory(time_zone="UTC", day_start_hour=0)
     c = course_with_items(learner=learner, daily_new_limit=10)
-    late = RecallScheduleFactory(learner=learner, item=c.recall, due=NOW - timedelta(hours=1))
-    early = RecallScheduleFactory(learner=learner, item=c.numeric, due=NOW - timedelta(days=2))
-    RecallScheduleFactory(
-        learner=learner, item=QuizItemFactory(lesson=c.lesson), due=NOW + timedelta(minutes=1)
-    )
+    late = review_card(learner=learner, item=c.recall, due=NOW - timedelta(hours=1))
+    early = review_card(learner=learner, item=c.numeric, due=NOW - timedelta(days=2))
+    review_card(learner=learner, item=QuizItemFactory(lesson=c.lesson), due=NOW + timedelta(days=1))
     queue = due_queue_for(learner=learner, now=NOW)
     assert queue.card is not None and queue.card.schedule == early
     assert (queue.due_count, queue.new_count) == (2, 1)
@@ -38,6 +46,94 @@ def test_due_cards_oldest_first_then_new_items():
     queue = due_queue_for(learner=learner, now=NOW)
     assert queue.card is not None and queue.card.is_new and queue.card.item == c.mc
     assert due_count_for(learner=learner, now=NOW) == 0
+
+
+def test_review_card_is_due_from_the_start_of_its_local_due_day():
+    """A review card due at 23:00 (or at 02:00 before a 04:00 day start) is due all that
+    learning day, from its start; one due in the next learning day is not."""
+    learner = UserFactory(time_zone="Europe/Berlin", day_start_hour=4)
+    c = course_with_items(learner=learner, daily_new_limit=0)
+    # NOW is 14:00 in Berlin (CEST); the learning day runs to 04:00 tomorrow, 02:00 UTC.
+    evening = review_card(learner=learner, item=c.mc, due=datetime(2026, 6, 10, 21, 0, tzinfo=UTC))
+    night = review_card(
+        learner=learner, item=c.numeric, due=datetime(2026, 6, 11, 1, 0, tzinfo=UTC)
+    )
+    review_card(learner=learner, item=c.recall, due=datetime(2026, 6, 11, 2, 30, tzinfo=UTC))
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.due_count == 2
+    assert queue.card is not None and queue.card.schedule == evening
+    assert night.due > NOW
+
+
+def test_learning_steps_use_a_learn_ahead_window():
+    """A learning card due within 20 minutes is due now; one due in 21 minutes is not yet."""
+    learner = UserFactory(time_zone="UTC", day_start_hour=0)
+    c = course_with_items(learner=learner, daily_new_limit=0)
+    soon = RecallScheduleFactory(
+        learner=learner, item=c.mc, state=RecallSchedule.State.LEARNING,
+        due=NOW + timedelta(minutes=5),
+    )  # fmt: skip
+    RecallScheduleFactory(
+        learner=learner, item=c.numeric, state=RecallSchedule.State.RELEARNING,
+        due=NOW + timedelta(minutes=21),
+    )  # fmt: skip
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.due_count == 1 and queue.card is not None and queue.card.schedule == soon
+    assert due_queue_for(learner=learner, now=NOW + timedelta(minutes=1)).due_count == 2
+
+
+def test_daily_limits_are_per_course():
+    """Each course's review and new limits hold for that course alone, not the largest of them
+    for all: a course at its limit shows no more reviews while another course's still come."""
+    learner = UserFactory(time_zone="UTC", day_start_hour=0)
+    strict = course_with_items(learner=learner, daily_review_limit=1, daily_new_limit=1)
+    loose = course_with_items(learner=learner, daily_review_limit=5, daily_new_limit=0)
+    for item in (strict.mc, strict.numeric, strict.recall):
+        review_card(learner=learner, item=item, due=NOW - timedelta(days=3))
+    other = review_card(learner=learner, item=loose.mc, due=NOW - timedelta(days=1))
+    QuizItemFactory(lesson=strict.lesson)
+    QuizItemFactory(lesson=strict.lesson)
+    queue = due_queue_for(learner=learner, now=NOW)
+    # 1 of strict's 3 due reviews, loose's 1; 1 of strict's 2 new items, none of loose's.
+    assert (queue.due_count, queue.new_count) == (2, 1)
+    first = queue.card
+    assert first is not None and first.schedule is not None and first.item.lesson == strict.lesson
+    review_grade(
+        learner=learner, schedule_id=first.schedule.pk, card_token=first.schedule.card_token,
+        rating=3, now=NOW,
+    )  # fmt: skip
+    queue = due_queue_for(learner=learner, now=NOW)
+    # strict's older reviews wait for tomorrow; loose's comes next.
+    assert queue.due_count == 1 and queue.card is not None and queue.card.schedule == other
+
+
+def test_learning_steps_do_not_count_against_the_review_limit():
+    """With the day's review limit used up, due learning steps still come, and grading them
+    does not count as a review."""
+    learner = UserFactory(time_zone="UTC", day_start_hour=0)
+    c = course_with_items(
+        learner=learner, daily_review_limit=1, daily_new_limit=0, learning_steps_minutes=[1, 10],
+        relearning_steps_minutes=[10],
+    )  # fmt: skip
+    reviewed = review_card(learner=learner, item=c.mc, due=NOW - timedelta(days=1))
+    review_card(learner=learner, item=c.numeric, due=NOW - timedelta(days=1))
+    learning = RecallScheduleFactory(
+        learner=learner, item=c.recall, state=RecallSchedule.State.LEARNING, step=0,
+        due=NOW - timedelta(minutes=1),
+    )  # fmt: skip
+    # A lapse: the review card goes to relearning, due again in 10 minutes.
+    review_grade(
+        learner=learner, schedule_id=reviewed.pk, card_token=reviewed.card_token, rating=1, now=NOW
+    )
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.reviews_today == 1
+    # The other review waits for tomorrow; the learning card and the relearning step still come.
+    assert queue.due_count == 2 and queue.card is not None and queue.card.schedule == learning
+    review_grade(
+        learner=learner, schedule_id=learning.pk, card_token=learning.card_token, rating=3, now=NOW
+    )
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert queue.reviews_today == 1 and queue.graded_today == 2
 
 
 def test_other_learners_and_unenrolled_courses_stay_out():
@@ -76,7 +172,7 @@ def test_daily_review_cap():
     learner = UserFactory(time_zone="UTC", day_start_hour=0)
     c = course_with_items(learner=learner, daily_review_limit=2, daily_new_limit=0)
     for _ in range(4):
-        RecallScheduleFactory(
+        review_card(
             learner=learner, item=QuizItemFactory(lesson=c.lesson), due=NOW - timedelta(days=1)
         )
     assert due_queue_for(learner=learner, now=NOW).due_count == 2
@@ -176,41 +272,56 @@ def test_due_queue_uses_the_learner_due_index(django_assert_max_num_queries):
     assert "schedule_learner_due" in plan
 
 
-def _counts_before_one_statement(*, learner, now):  # type: ignore[no-untyped-def]
-    """The queue's counts as they were computed before the one-statement version (five queries):
-    the reference the new statement must match."""
-    from django.db.models import Count, Max, Q
-
+def _counts_reference(*, learner, now):  # type: ignore[no-untyped-def]
+    """The queue's counts from plain queries and Python, course by course: the reference the
+    one statement must match."""
     from courses.models import Enrollment
-    from quizzes.models import ReviewLog
-    from quizzes.selectors.queue import DEFAULT_REVIEW_LIMIT, new_items_for
+    from quizzes.models import QuizItem, ReviewLog
+    from quizzes.selectors.queue import LEARN_AHEAD
 
-    day_start, _ = local_day_bounds(learner=learner, now=now)
-    limits = Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER).aggregate(
-        new=Max("course__daily_new_limit"), reviews=Max("course__daily_review_limit")
+    day_start, day_end = local_day_bounds(learner=learner, now=now)
+    scheduled = set(
+        RecallSchedule.objects.filter(learner=learner).values_list("item_id", flat=True)
     )
-    new_limit = limits["new"] or 0
-    review_limit = DEFAULT_REVIEW_LIMIT if limits["reviews"] is None else limits["reviews"]
-    today = ReviewLog.objects.filter(
-        learner=learner, reviewed_at__gte=day_start, undo__isnull=True
-    ).exclude(source=ReviewLog.Source.LESSON)
-    counts = today.aggregate(
-        new=Count("id", filter=Q(state_before__reps=0)),
-        reviews=Count("id", filter=~Q(state_before__reps=0)),
-    )
-    reviews_left = max(review_limit - counts["reviews"], 0)
-    new_left = max(new_limit - counts["new"], 0)
-    due = RecallSchedule.objects.filter(learner=learner, due__lte=now)
-    due_count = due[:reviews_left].count() if reviews_left else 0
-    new_count = new_items_for(learner=learner)[:new_left].count() if new_left else 0
-    return (due_count, new_count, counts["reviews"], counts["new"])
+    due = new = reviews_today = new_today = 0
+    for course_id, review_limit, new_limit in Enrollment.objects.filter(
+        user=learner, role=Enrollment.Role.LEARNER
+    ).values_list("course_id", "course__daily_review_limit", "course__daily_new_limit"):
+        logs = [
+            log
+            for log in ReviewLog.objects.filter(
+                learner=learner, item__lesson__module__course_id=course_id
+            ).select_related("undo")
+            if log.reviewed_at >= day_start
+            and log.source != ReviewLog.Source.LESSON
+            and not hasattr(log, "undo")
+        ]
+        course_new = sum(1 for log in logs if log.state_before["reps"] == 0)
+        course_reviews = sum(
+            1 for log in logs if log.state_before["reps"] != 0 and log.state_before["state"] == 2
+        )
+        schedules = RecallSchedule.objects.filter(
+            learner=learner, item__lesson__module__course_id=course_id
+        )
+        review_due = sum(1 for s in schedules if s.state == 2 and s.due < day_end)
+        learning_due = sum(1 for s in schedules if s.state != 2 and s.due <= now + LEARN_AHEAD)
+        available = (
+            QuizItem.objects.filter(lesson__module__course_id=course_id)
+            .exclude(pk__in=scheduled)
+            .count()
+        )
+        due += learning_due + min(review_due, max(review_limit - course_reviews, 0))
+        new += min(available, max(new_limit - course_new, 0))
+        reviews_today += course_reviews
+        new_today += course_new
+    return (due, new, reviews_today, new_today)
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_one_statement_counts_match_the_former_queries(seed, django_assert_num_queries):
+def test_one_statement_counts_match_a_plain_reference(seed, django_assert_num_queries):
     """On varied learners (several courses and limits, none, instructor enrolments, backlogs past
-    the cap, today's grades from every source, undone grades, other zones), the one statement
-    gives exactly the counts the former five queries gave."""
+    the cap, cards in every state, today's grades from every source and state, undone grades,
+    other zones), the one statement gives exactly the counts of a course-by-course reference."""
     import random
 
     from courses.models import Enrollment
@@ -243,7 +354,10 @@ def test_one_statement_counts_match_the_former_queries(seed, django_assert_num_q
                 if rng.random() < 0.5:
                     continue
                 schedule = RecallScheduleFactory(
-                    learner=learner, item=item, due=NOW + timedelta(hours=rng.randint(-72, 48))
+                    learner=learner,
+                    item=item,
+                    state=rng.choice(list(RecallSchedule.State)),
+                    due=NOW + timedelta(minutes=rng.randint(-72 * 60, 48 * 60)),
                 )
                 for _ in range(rng.randint(0, 3)):
                     reps = rng.choice([0, 0, 1, 4])
@@ -255,7 +369,7 @@ def test_one_statement_counts_match_the_former_queries(seed, django_assert_num_q
                         source=rng.choice(list(ReviewLog.Source)),
                         reviewed_at=NOW - timedelta(hours=rng.randint(0, 40)),
                         idempotency_key=uuid.uuid4(),
-                        state_before={"state": 1, "reps": reps},
+                        state_before={"state": rng.choice([1, 2, 3]), "reps": reps},
                         state_after={"state": 2, "reps": reps + 1},
                     )
                     if rng.random() < 0.2:
@@ -263,7 +377,7 @@ def test_one_statement_counts_match_the_former_queries(seed, django_assert_num_q
     compared = 0
     for learner in learners:
         for now in (NOW, NOW + timedelta(hours=9), NOW - timedelta(days=2)):
-            expected = _counts_before_one_statement(learner=learner, now=now)
+            expected = _counts_reference(learner=learner, now=now)
             with django_assert_num_queries(1):
                 got = queue_counts_for(learner=learner, now=now)
             assert (got.due_count, got.new_count, got.reviews_today, got.new_today) == expected
