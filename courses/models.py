@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+
+from core.bounds import BoundError
+from core.ranges import DAILY_NEW_LIMIT, DAILY_REVIEW_LIMIT, MAXIMUM_INTERVAL_DAYS
+from core.steps import bounded_steps
+
+
+def default_learning_steps() -> list[int]:
+    """The importer's default learning steps: 1 minute, then 10."""
+    return [1, 10]
+
+
+def default_relearning_steps() -> list[int]:
+    """The importer's default relearning step: 10 minutes."""
+    return [10]
 
 
 class Course(models.Model):
@@ -17,9 +32,11 @@ class Course(models.Model):
         default=0.9, help_text=_("Probability of recall FSRS aims for, 0.70–0.97.")
     )
     learning_steps_minutes = models.JSONField(
-        default=list, blank=True, help_text=_("Learning steps in minutes, e.g. [1, 10].")
+        default=default_learning_steps,
+        blank=True,
+        help_text=_("Learning steps in minutes, e.g. [1, 10]."),
     )
-    relearning_steps_minutes = models.JSONField(default=list, blank=True)
+    relearning_steps_minutes = models.JSONField(default=default_relearning_steps, blank=True)
     maximum_interval_days = models.PositiveIntegerField(default=36500)
     daily_new_limit = models.PositiveIntegerField(default=20)
     daily_review_limit = models.PositiveIntegerField(default=200)
@@ -39,7 +56,24 @@ class Course(models.Model):
             models.CheckConstraint(
                 condition=models.Q(desired_retention__gte=0.7, desired_retention__lte=0.97),
                 name="course_desired_retention_range",
-            )
+            ),
+            # The ranges of core.ranges (MAXIMUM_INTERVAL_DAYS, DAILY_*_LIMIT), held by the
+            # database too, so no write path can store a value that breaks a learner's page.
+            models.CheckConstraint(
+                condition=models.Q(
+                    maximum_interval_days__gte=int(MAXIMUM_INTERVAL_DAYS.minimum),
+                    maximum_interval_days__lte=int(MAXIMUM_INTERVAL_DAYS.maximum),
+                ),
+                name="course_maximum_interval_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(daily_new_limit__lte=int(DAILY_NEW_LIMIT.maximum)),
+                name="course_daily_new_limit_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(daily_review_limit__lte=int(DAILY_REVIEW_LIMIT.maximum)),
+                name="course_daily_review_limit_range",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -47,6 +81,18 @@ class Course(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("courses:outline", kwargs={"course_slug": self.slug})
+
+    def clean(self) -> None:
+        """The step lists, which no check constraint reads inside JSON: the admin's full_clean
+        refuses what the settings form refuses (a step of a day or more, nan, 1e12)."""
+        errors: dict[str, list[str]] = {}
+        for field in ("learning_steps_minutes", "relearning_steps_minutes"):
+            try:
+                bounded_steps(getattr(self, field), field=field)
+            except BoundError as exc:
+                errors[field] = [exc.message]
+        if errors:
+            raise ValidationError(errors)
 
 
 class Module(models.Model):

@@ -46,6 +46,10 @@ class CourseFactory(DjangoModelFactory[Course]):
     slug = factory.Sequence(lambda n: f"course-{n}")
     title = factory.Sequence(lambda n: f"Course {n}")
     summary = "A course."
+    # No (re)learning steps unless a test asks: a first Good goes straight to Review. The model's
+    # defaults are the importer's (1 and 10 minutes; 10 to relearn).
+    learning_steps_minutes = factory.LazyFunction(list)
+    relearning_steps_minutes = factory.LazyFunction(list)
 
 
 class ModuleFactory(DjangoModelFactory[Module]):

@@ -1,25 +1,45 @@
-"""Changing a course's scheduling settings (the numbers its FSRS scheduler is built from)."""
+"""Changing a course's scheduling settings (the numbers its FSRS scheduler is built from).
+
+Every number is read through core.bounds with the ranges in core.ranges, the ones the importer
+and the database's check constraints hold too, so no setting can break a learner's page.
+"""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from core.bounds import Bound, BoundError, bounded_number
+from core.ranges import (
+    DAILY_NEW_LIMIT,
+    DAILY_REVIEW_LIMIT,
+    DESIRED_RETENTION,
+    MAXIMUM_INTERVAL_DAYS,
+)
+from core.steps import bounded_steps
 from courses.models import Course
 
-RETENTION_MIN = 0.70
-RETENTION_MAX = 0.97
+RETENTION_MIN = float(DESIRED_RETENTION.minimum)
+RETENTION_MAX = float(DESIRED_RETENTION.maximum)
 
 
-def _validate_steps(field: str, steps: list[float]) -> list[float]:
-    if not isinstance(steps, list) or any(
-        not isinstance(s, int | float) or isinstance(s, bool) or s <= 0 for s in steps
-    ):
-        raise ValidationError(
-            {field: _("Steps are positive numbers of minutes, e.g. 1, 10.")}, code="invalid"
-        )
-    return [float(s) if not float(s).is_integer() else int(s) for s in steps]
+def _number(errors: dict[str, list[str]], field: str, raw: object, bound: Bound) -> Decimal:
+    try:
+        return bounded_number(raw, field=field, bound=bound)
+    except BoundError as exc:
+        errors[field] = [exc.message]
+        return Decimal(0)
+
+
+def _steps(errors: dict[str, list[str]], field: str, raw: object) -> list[int | float]:
+    try:
+        return bounded_steps(raw, field=field)
+    except BoundError as exc:
+        errors[field] = [exc.message]
+        return []
 
 
 def course_scheduling_update(
@@ -34,33 +54,33 @@ def course_scheduling_update(
 ) -> Course:
     """Validate and save the course's scheduling settings; errors name the field."""
     errors: dict[str, list[str]] = {}
-    if not RETENTION_MIN <= desired_retention <= RETENTION_MAX:
+    try:
+        retention = bounded_number(
+            desired_retention, field="desired_retention", bound=DESIRED_RETENTION
+        )
+    except BoundError:
         errors["desired_retention"] = [
-            _("Desired retention must be between 0.70 and 0.97 (you gave %(value)s).")
-            % {"value": desired_retention}
+            _("Desired retention must be between %(lo).2f and %(hi).2f (you gave %(value)s).")
+            % {"lo": RETENTION_MIN, "hi": RETENTION_MAX, "value": str(desired_retention)[:40]}
         ]
-    if maximum_interval_days < 1:
-        errors["maximum_interval_days"] = [_("Maximum interval must be at least 1 day.")]
-    for name, limit in (
-        ("daily_new_limit", daily_new_limit),
-        ("daily_review_limit", daily_review_limit),
-    ):
-        if limit is not None and limit < 0:
-            errors[name] = [_("A daily limit cannot be negative.")]
-    try:
-        learning = _validate_steps("learning_steps_minutes", learning_steps_minutes)
-    except ValidationError as exc:
-        errors.update(exc.message_dict)
-    try:
-        relearning = _validate_steps("relearning_steps_minutes", relearning_steps_minutes)
-    except ValidationError as exc:
-        errors.update(exc.message_dict)
+        retention = Decimal(0)
+    maximum = _number(errors, "maximum_interval_days", maximum_interval_days, MAXIMUM_INTERVAL_DAYS)
+    limits = {
+        name: _number(errors, name, raw, bound)
+        for name, raw, bound in (
+            ("daily_new_limit", daily_new_limit, DAILY_NEW_LIMIT),
+            ("daily_review_limit", daily_review_limit, DAILY_REVIEW_LIMIT),
+        )
+        if raw is not None
+    }
+    learning = _steps(errors, "learning_steps_minutes", learning_steps_minutes)
+    relearning = _steps(errors, "relearning_steps_minutes", relearning_steps_minutes)
     if errors:
         raise ValidationError(errors)
-    course.desired_retention = desired_retention
+    course.desired_retention = float(retention)
     course.learning_steps_minutes = learning
     course.relearning_steps_minutes = relearning
-    course.maximum_interval_days = maximum_interval_days
+    course.maximum_interval_days = int(maximum)
     fields = [
         "desired_retention",
         "learning_steps_minutes",
@@ -68,12 +88,9 @@ def course_scheduling_update(
         "maximum_interval_days",
         "updated_at",
     ]
-    if daily_new_limit is not None:
-        course.daily_new_limit = daily_new_limit
-        fields.append("daily_new_limit")
-    if daily_review_limit is not None:
-        course.daily_review_limit = daily_review_limit
-        fields.append("daily_review_limit")
+    for name, value in limits.items():
+        setattr(course, name, int(value))
+        fields.append(name)
     with transaction.atomic():
         course.save(update_fields=fields)
     return course

@@ -16,6 +16,9 @@ import fsrs
 from django.db.models import Q
 from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
 
+from core.bounds import BoundError
+from core.ranges import MAXIMUM_INTERVAL_DAYS
+from core.steps import bounded_steps
 from courses.models import Course
 from quizzes.models import FsrsParameters, RecallSchedule, RetentionPreference
 
@@ -105,6 +108,18 @@ class SeededScheduler(fsrs.Scheduler):
         return timedelta(days=min(round(drawn), self.maximum_interval))
 
 
+def _steps(minutes: object) -> tuple[timedelta, ...]:
+    """The course's steps as timedeltas. The settings, the importer and the model refuse a bad
+    step; one stored before they did is skipped here rather than break every learner's page."""
+    steps: list[int | float] = []
+    for value in minutes if isinstance(minutes, list) else ():
+        try:
+            steps.extend(bounded_steps([value], field="steps"))
+        except BoundError:
+            continue
+    return tuple(timedelta(minutes=m) for m in steps)
+
+
 def scheduler_for(
     course: Course, scheduling: Scheduling | None = None, *, seed: int | None = None
 ) -> fsrs.Scheduler:
@@ -119,11 +134,12 @@ def scheduler_for(
         "desired_retention": (
             scheduling.desired_retention if scheduling else course.desired_retention
         ),
-        "learning_steps": tuple(timedelta(minutes=m) for m in course.learning_steps_minutes or ()),
-        "relearning_steps": tuple(
-            timedelta(minutes=m) for m in course.relearning_steps_minutes or ()
+        "learning_steps": _steps(course.learning_steps_minutes),
+        "relearning_steps": _steps(course.relearning_steps_minutes),
+        "maximum_interval": min(
+            max(course.maximum_interval_days, int(MAXIMUM_INTERVAL_DAYS.minimum)),
+            int(MAXIMUM_INTERVAL_DAYS.maximum),
         ),
-        "maximum_interval": course.maximum_interval_days,
     }
     if seed is None:
         return fsrs.Scheduler(enable_fuzzing=False, **kwargs)
