@@ -70,11 +70,21 @@ def stacked_bar(
 
 def memory_bar(estimate: Estimate) -> StackedBar | None:
     if isinstance(estimate, ServingEstimate):
+        parts = estimate.overhead_parts_bytes
+        overhead = (
+            [
+                ("overhead", "Held back (utilization)", parts["utilization_headroom"]),
+                ("activation-peak", "Activation peak", parts["activation_peak"]),
+                ("non-torch", "CUDA context and libraries", parts["non_torch"]),
+            ]
+            if parts
+            else [("overhead", "Overhead", estimate.overhead_bytes)]
+        )
         return stacked_bar(
             f"Memory of {_gb_text(estimate.gpu_memory_bytes)}",
             [
                 ("weights", "Weights", estimate.weights_bytes),
-                ("overhead", "Overhead", estimate.overhead_bytes),
+                *overhead,
                 ("kv", "KV cache", estimate.kv_cache_in_use_bytes),
             ],
             estimate.gpu_memory_bytes,

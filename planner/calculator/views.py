@@ -18,6 +18,7 @@ from planner.calculator.charts import memory_bar
 from planner.calculator.forms import FORMS, CalculatorForm
 from planner.calculator.parsing import calculator_form_for, form_estimate
 from planner.calculator.pickers import PICKER_CLEARS, picker_defaults
+from planner.calculator.rendering import form_rows, readable_assumptions, readable_warnings
 from planner.calculator.runs import ESTIMATE_KINDS, Estimate
 from planner.capacity import BatchEstimate, ServingEstimate, TrainingEstimate, default_catalogue
 from planner.capacity.formatting import num
@@ -58,8 +59,25 @@ def calculator_context(
         "picker_data": {"defaults": picker_defaults(), "clears": PICKER_CLEARS},
         "picked": _picked_rows(form) if estimate is not None else {},
         "card_form": WorkloadCardSaveForm(initial={"query": share_query}),
+        "rows": form_rows(form),
+        "warnings": readable_warnings(result or {}),
+        "assumptions": readable_assumptions(form, result or {}),
+        "overhead_parts": _overhead_parts(result or {}),
         "catalogue": default_catalogue(),
     }
+
+
+OVERHEAD_PART_LABELS = {
+    "utilization_headroom": "Held back by gpu_memory_utilization",
+    "activation_peak": "Activation peak (profiled)",
+    "non_torch": "CUDA context and libraries (non-torch)",
+}
+
+
+def _overhead_parts(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """The engine's overhead parts as (label, "1.23 GB") for the page."""
+    parts = result.get("overhead_parts_gb") or {}
+    return [(OVERHEAD_PART_LABELS.get(k, k), f"{v:,.2f} GB") for k, v in parts.items()]
 
 
 def _serving_badge(estimate: ServingEstimate) -> str:

@@ -34,6 +34,19 @@
       var name = event.target && event.target.name;
       if (name === "gpu" || name === "model") pick(name);
     }, true);
+    // The decode-batch slider writes its field (the slider has no name of its own), and typing
+    // in the field moves the slider.
+    form.addEventListener("input", function (event) {
+      var target = event.target;
+      var synced = target && target.getAttribute && target.getAttribute("data-sync");
+      if (synced) {
+        var input = field(synced);
+        if (input) input.value = target.value;
+        return;
+      }
+      var slider = target && target.name && form.querySelector('[data-sync="' + target.name + '"]');
+      if (slider && /^[0-9]+$/.test(target.value)) slider.value = target.value;
+    }, true);
   }
 
   // Copy the link: the button appears only where the clipboard API exists. It lives in the

@@ -35,7 +35,7 @@ def test_changing_context_updates_users_and_bar_without_reload(page, live_server
     assert page.evaluate("window.__calculatorPage") == "still the same page"  # no reload
     page.wait_for_url(re.compile(r"context_tokens=32768"))
     assert "users=20" in page.url
-    assert page.get_by_test_id("warnings").get_by_text("target_users_do_not_fit").is_visible()
+    assert page.get_by_test_id("warnings").get_by_text("Not all target users fit").is_visible()
 
     # The pushed URL is shareable: opening it fresh gives the same figure.
     shared = page.url
@@ -111,3 +111,82 @@ def test_compare_table_scrolls_in_its_own_box_on_a_phone(page, live_server, lear
         page.wait_for_timeout(50)
     assert box.evaluate("el => el.scrollLeft") > 0
     assert not page.console_errors, page.console_errors
+
+
+VIEWPORTS = [{"width": 1280, "height": 900}, {"width": 375, "height": 800}]
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
+def test_card_name_and_notes_survive_a_recalculation(page, live_server, learner, viewport) -> None:  # type: ignore[no-untyped-def]
+    """Typing in the save form while the result refreshes loses nothing, not even the first
+    letter typed right after editing a number, and the card saves the new calculation."""
+    login_in_browser(page, learner.email)
+    page.set_viewport_size(viewport)
+    page.goto(CHAT)
+    name = page.get_by_label("Card name")
+    name.fill("My L40S")
+    page.get_by_label("Notes").fill("for the support team")
+    page.get_by_label("Context tokens per user").fill("32768")
+    name.press("End")
+    name.press_sequentially(" chat")  # typed while the result is on its way
+    expect(page.get_by_test_id("max-users")).to_have_text("7")
+    expect(name).to_have_value("My L40S chat")
+    expect(page.get_by_label("Notes")).to_have_value("for the support team")
+    page.get_by_role("button", name="Save card").click()
+    page.wait_for_url("**/planner/cards/")
+    page.get_by_text("My L40S chat").first.wait_for()
+    assert not page.console_errors, page.console_errors
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
+def test_invalid_numbers_show_their_message_at_the_field_at_once(
+    page, live_server, viewport
+) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size(viewport)
+    page.goto(CHAT)
+    page.get_by_label("Concurrent users (target)").fill("2.5")
+    expect(page.get_by_test_id("error-users")).to_contain_text("whole number")
+    page.get_by_label("Runtime overhead (GB)").fill("3e")
+    expect(page.get_by_test_id("error-overhead_gb")).to_contain_text("Enter a number")
+    expect(page.get_by_test_id("error-users")).to_contain_text("whole number")
+    expect(page.get_by_test_id("max-users")).to_have_count(0)  # no stale result beside errors
+    page.get_by_label("Concurrent users (target)").fill("20")
+    page.get_by_label("Runtime overhead (GB)").fill("3")
+    expect(page.get_by_test_id("max-users")).to_have_text("28")
+    expect(page.get_by_test_id("error-users")).to_be_empty()
+    assert not page.console_errors, page.console_errors
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
+def test_the_result_speaks_in_names_not_codes(page, live_server, viewport) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size(viewport)
+    page.goto("/planner/?estimate=serving&gpu=l40s&model=mistral-7b&overhead_gb=3&users=100")
+    result = page.locator("#calc-result")
+    expect(result.get_by_test_id("warnings")).to_contain_text("Not all target users fit")
+    expect(result.get_by_test_id("missing-assumptions")).to_contain_text("Weight precision")
+    visible = (
+        result.get_by_test_id("warnings").inner_text()
+        + result.get_by_test_id("missing-assumptions").inner_text()
+    )
+    for code in ("target_users_do_not_fit", "weight_precision", "kv_precision", "context_tokens"):
+        assert code not in visible
+    expect(result.get_by_test_id("not-modelled")).to_contain_text("Prefix caching")
+
+
+def test_a_phone_shows_the_headline_result_first(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(CHAT)
+    headline = page.get_by_test_id("max-users")
+    box = headline.bounding_box()
+    assert box is not None and box["y"] < 800, box  # on the first screen, before the 30 inputs
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_the_decode_batch_slider_updates_the_rate(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    page.goto(CHAT)
+    rate = page.get_by_test_id("decode-rate")
+    before = rate.inner_text()
+    page.get_by_label("Decode batch slider").fill("64")
+    expect(page.get_by_label("Decode batch (streams at once)")).to_have_value("64")
+    expect(rate).to_contain_text("with 64 decoding together")
+    assert rate.inner_text() != before

@@ -1,0 +1,96 @@
+"""The calculator form as plain rows for one template loop (no per-widget templates), and the
+result's words for people: warning titles and assumption labels instead of the JSON's codes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from core.forms import BoundedNumberField
+from planner.calculator.forms import CalculatorForm
+
+WARNING_TITLES: dict[str, Any] = {
+    "weights_do_not_fit": _("The weights do not fit"),
+    "no_room_for_serving": _("No room for one user"),
+    "target_users_do_not_fit": _("Not all target users fit"),
+    "memory_bound": _("Too slow: memory-bound"),
+    "prefill_too_slow": _("First token too slow"),
+    "context_exceeds_model": _("Context longer than the model's"),
+    "sliding_window_upper_bound": _("Sliding window: an upper bound"),
+    "moe_all_experts_resident": _("Mixture of experts"),
+    "multimodal_activations": _("Multimodal model"),
+    "training_does_not_fit": _("Training does not fit"),
+    "activations_not_counted": _("Activations not counted"),
+    "window_too_short": _("The window is too short"),
+    "not_an_accelerator": _("Not an accelerator"),
+}
+# Assumptions the engine names by something other than a form field.
+ASSUMPTION_LABELS: dict[str, Any] = {
+    "api": _("Managed API"),
+    "adam_bytes": _("Adam bytes per parameter"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRow:
+    name: str
+    label: str
+    help_text: str
+    kind: str  # "text" | "select"
+    value: str
+    placeholder: str
+    inputmode: str
+    choices: list[tuple[str, str, bool]]
+    errors: list[str]
+
+
+def form_rows(form: CalculatorForm) -> list[FieldRow]:
+    """Every visible field with its typed text (kept as typed, even when invalid) and errors."""
+    rows = []
+    errors = form.errors if form.is_bound else {}
+    for name, field in form.fields.items():
+        if isinstance(field.widget, forms.HiddenInput):
+            continue
+        raw = form.data.get(name, "") if form.is_bound else form.initial.get(name, "")
+        value = "" if raw is None else str(raw)
+        select = isinstance(field.widget, forms.Select)
+        choices = [
+            (str(k), str(v), str(k) == value)
+            for k, v in (field.widget.choices if select else [])  # type: ignore[attr-defined]
+        ]
+        inputmode = ""
+        if isinstance(field, BoundedNumberField):
+            inputmode = "numeric" if field.bound.integer else "decimal"
+        rows.append(
+            FieldRow(
+                name=name,
+                label=str(field.label or name),
+                help_text=str(field.help_text or ""),
+                kind="select" if select else "text",
+                value=value,
+                placeholder=str(field.widget.attrs.get("placeholder", "")),
+                inputmode=inputmode,
+                choices=choices,
+                errors=[str(e) for e in errors.get(name, [])],
+            )
+        )
+    return rows
+
+
+def readable_warnings(result: dict[str, Any]) -> list[dict[str, str]]:
+    return [
+        {**w, "title": str(WARNING_TITLES.get(w["code"], w["code"].replace("_", " ")))}
+        for w in result.get("warnings", [])
+    ]
+
+
+def readable_assumptions(form: CalculatorForm, result: dict[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    for a in result.get("assumptions", []):
+        field = form.fields.get(a["field"])
+        label = field.label if field is not None else ASSUMPTION_LABELS.get(a["field"])
+        rows.append({**a, "label": str(label or a["field"].replace("_", " ").capitalize())})
+    return rows
