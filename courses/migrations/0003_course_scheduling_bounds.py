@@ -4,6 +4,16 @@ import courses.models
 from django.db import migrations, models
 
 
+def clamp_out_of_range(apps, schema_editor):
+    """A course saved before the bounds existed is brought inside them, so the constraints can
+    be added (the values are the ones in core.ranges, frozen here as a migration must)."""
+    Course = apps.get_model("courses", "Course")
+    Course.objects.filter(maximum_interval_days__gt=36500).update(maximum_interval_days=36500)
+    Course.objects.filter(maximum_interval_days__lt=1).update(maximum_interval_days=1)
+    Course.objects.filter(daily_new_limit__gt=1000).update(daily_new_limit=1000)
+    Course.objects.filter(daily_review_limit__gt=10000).update(daily_review_limit=10000)
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -11,6 +21,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(clamp_out_of_range, migrations.RunPython.noop),
         migrations.AlterField(
             model_name='course',
             name='learning_steps_minutes',
