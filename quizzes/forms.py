@@ -36,7 +36,7 @@ def curve_choices(curve: WorkloadCurve, current: float | None) -> list[tuple[str
     choices = [
         (
             f"{p.retention:.2f}",
-            _("%(pct)s%% — %(reviews).1f reviews, %(minutes).1f minutes a day")
+            _("%(pct)s%% — %(reviews).2f reviews, %(minutes).2f minutes a day")
             % {
                 "pct": f"{p.retention * 100:.0f}",
                 "reviews": p.reviews_per_day,

@@ -23,6 +23,7 @@ DEFAULT_WEIGHTS: tuple[float, ...] = tuple(float(w) for w in rs.DEFAULT_PARAMETE
 CURVE_RETENTIONS: tuple[float, ...] = (0.80, 0.82, 0.84, 0.86, 0.88, 0.90, 0.92, 0.94, 0.95, 0.97)
 CURVE_DAYS = 365
 CURVE_SEED = 42
+DEFAULT_NEW_PER_DAY = 20
 
 
 def library_version() -> str:
@@ -199,7 +200,9 @@ def workload_curve(
     config = rs.default_simulator_config()
     config.deck_size = max(items, 1)
     config.learn_span = CURVE_DAYS
-    config.learn_limit = daily_new_limit
+    # A course paused for new items (limit 0) is still drawn as if its items were being learnt:
+    # the curve is the cost of keeping them, not of the pause.
+    config.learn_limit = daily_new_limit if daily_new_limit > 0 else DEFAULT_NEW_PER_DAY
     config.review_limit = daily_review_limit
     config.max_ivl = float(maximum_interval_days)
     config.max_cost_perday = 24 * 3600.0

@@ -29,7 +29,7 @@ def _curve_chart(curve: RetentionCurve) -> BarChart:
         values=[p.minutes_per_day for p in curve.curve.points],
         labels=[f"{p.retention * 100:.0f}%" for p in curve.curve.points],
         title=_("Simulated minutes of review a day at each desired retention"),
-        value_format="{:.1f}",
+        value_format="{:.2f}",
         label_heading=_("Desired retention"),
         value_heading=_("Minutes a day"),
     )
