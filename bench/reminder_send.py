@@ -81,8 +81,7 @@ def phase_timers() -> Iterator[dict[str, float]]:
 
     totals: dict[str, float] = {}
     targets: list[tuple[Any, str, str]] = [
-        (outbox, "digest_claim", "claim (lock, UPDATE, commit)"),
-        (outbox, "digest_content_for", "content (due count, first item)"),
+        (outbox, "digest_claim", "claim (one UPDATE ... SKIP LOCKED)"),
         (outbox, "digest_message_build", "message build (templates, links)"),
         (EmailBackend, "send_messages", "serialise + SMTP"),
         (smtp_module.SMTP, "sendmail", "  of which SMTP sendmail"),
@@ -154,7 +153,7 @@ def main() -> int:
     from reminders import scan
     from reminders.emails import digest_message_build
     from reminders.models import ReminderDigest
-    from reminders.selectors import digest_content_for
+    from reminders.selectors import digests_content_for
     from reminders.sending import digests_send
 
     try:
@@ -172,7 +171,7 @@ def main() -> int:
 
         # The reference message: one digest rendered as the sender renders it, as bytes.
         digest = ReminderDigest.objects.select_related("learner").get(pk=ids[0])
-        content = digest_content_for(learner=digest.learner, now=now)
+        content = digests_content_for(learner_ids=[digest.learner_id], now=now)[digest.learner_id]
         digest.message_id = f"<reference{digest.pk}@localhost>"
         message = digest_message_build(
             digest=digest, learner=digest.learner, content=content, now=now

@@ -164,7 +164,12 @@ def digests_enqueue(*, digest_ids: list[int]) -> None:
 
     with send_digests.app.producer_or_acquire() as producer:
         for chunk in digest_chunks(sorted(digest_ids)):
-            send_digests.apply_async((chunk,), producer=producer)
+            # A short argsrepr: Celery's repr of 500 ids was half of each publish's time.
+            send_digests.apply_async(
+                (chunk,),
+                producer=producer,
+                argsrepr=f"({len(chunk)} digest ids)",  # type: ignore[call-arg]  # not in the stubs
+            )
 
 
 def digests_retry(*, now: datetime) -> RequeueResult:

@@ -12,7 +12,7 @@ import zoneinfo
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from accounts.local_day import learning_date
 from accounts.models import User
@@ -107,16 +107,34 @@ def digest_slots(*, now: datetime) -> list[DigestSlot]:
     return slots
 
 
-def digest_content_for(*, learner: User, now: datetime) -> DigestContent:
-    """What the digest shows at send time: the count due and the earliest-due recall schedule."""
-    due = RecallSchedule.objects.filter(learner=learner, due__lte=now)
-    first = (
-        due.select_related("item", "item__lesson")
-        .prefetch_related("item__choices")
-        .order_by("due", "id")
-        .first()
+def digests_content_for(*, learner_ids: list[int], now: datetime) -> dict[int, DigestContent]:
+    """What each learner's digest shows at send time: the count due and the earliest-due recall
+    schedule with its item and choices. Four queries for a whole chunk of learners."""
+    due = RecallSchedule.objects.filter(learner_id__in=learner_ids, due__lte=now)
+    counts = dict(
+        due.order_by().values("learner_id").annotate(n=Count("id")).values_list("learner_id", "n")
     )
-    return DigestContent(due_count=due.count() if first else 0, first_schedule=first)
+    earliest = RecallSchedule.objects.filter(learner=OuterRef("pk"), due__lte=now).order_by(
+        "due", "id"
+    )
+    first_ids = (
+        User.objects.filter(id__in=list(counts))
+        .annotate(first=Subquery(earliest.values("id")[:1]))
+        .values("first")
+    )
+    firsts = {
+        s.learner_id: s
+        for s in RecallSchedule.objects.filter(id__in=first_ids)
+        .select_related("item", "item__lesson")
+        .prefetch_related("item__choices")
+    }
+    return {
+        learner_id: DigestContent(
+            due_count=counts[learner_id] if learner_id in firsts else 0,
+            first_schedule=firsts.get(learner_id),
+        )
+        for learner_id in learner_ids
+    }
 
 
 def digests_stale(

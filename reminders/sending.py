@@ -10,6 +10,7 @@ from django.core.mail import mailers
 
 from accounts.models import User
 from reminders.outbox import digest_send
+from reminders.selectors import digests_content_for
 
 
 @dataclass
@@ -24,6 +25,7 @@ def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
     digest failed and propagates with the rest unfinished (`SendInterrupted`), so the task can
     retry them together."""
     learners = {u.pk: u for u in User.objects.filter(reminder_digests__id__in=digest_ids)}
+    contents = digests_content_for(learner_ids=list(learners), now=now)
     result = ChunkResult()
     # One backend instance: opened by the first send (inside its digest's try, so a refused
     # connection counts against that digest), then every digest goes over the same session.
@@ -32,7 +34,11 @@ def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
         for position, digest_id in enumerate(digest_ids):
             try:
                 digest = digest_send(
-                    digest_id=digest_id, now=now, learners=learners, connection=connection
+                    digest_id=digest_id,
+                    now=now,
+                    learners=learners,
+                    contents=contents,
+                    connection=connection,
                 )
             except Exception as exc:
                 result.unfinished = digest_ids[position:]
