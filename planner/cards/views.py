@@ -16,7 +16,9 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.http import AuthenticatedHttpRequest
 from planner.calculator.forms import CalculatorForm
 from planner.calculator.parsing import form_estimate, query_replay
+from planner.calculator.rendering import WARNING_TITLES
 from planner.calculator.runs import Estimate
+from planner.capacity import CapacityInputError, default_catalogue
 from planner.capacity.formatting import num
 from planner.cards.forms import WorkloadCardSaveForm
 from planner.cards.models import WorkloadCard
@@ -57,6 +59,15 @@ COMPARE_ROWS: list[tuple[str, str]] = [
 ]
 
 
+def _catalogue_name(value: str, kind: str) -> str:
+    """A catalogue id as its name ("mistral-7b" -> "Mistral 7B v0.3"); other text unchanged."""
+    cat = default_catalogue()
+    try:
+        return cat.model(value).name if kind == "model" else cat.accelerator(value).name
+    except CapacityInputError:
+        return value
+
+
 def _cell(card: WorkloadCard, source: str) -> str:
     if source.startswith("card."):
         attr = getattr(card, source.removeprefix("card."))
@@ -67,8 +78,12 @@ def _cell(card: WorkloadCard, source: str) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if source in {"card.model_name", "accelerator"}:
+        return _catalogue_name(str(value), "model" if source == "card.model_name" else "gpu")
     if source == "warnings":
-        return ", ".join(w["code"] for w in value)
+        return ", ".join(str(WARNING_TITLES.get(w["code"], w["code"])) for w in value)
+    if source == "missing_assumptions":
+        return ", ".join(str(v).replace("_", " ") for v in value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, float):
@@ -80,10 +95,22 @@ def _cell(card: WorkloadCard, source: str) -> str:
 class CardRow:
     card: WorkloadCard
     query: str  # the calculator link's query string, to reopen the card's calculation
+    model_label: str  # the catalogue's name for the card's model
+    warning_titles: list[str]
 
 
 def _rows(cards: Iterable[WorkloadCard]) -> list[CardRow]:
-    return [CardRow(card=c, query=urlencode(c.inputs)) for c in cards]
+    return [
+        CardRow(
+            card=c,
+            query=urlencode(c.inputs),
+            model_label=_catalogue_name(c.model_name, "model") if c.model_name else "",
+            warning_titles=[
+                str(WARNING_TITLES.get(w["code"], w["code"])) for w in c.result.get("warnings", [])
+            ],
+        )
+        for c in cards
+    ]
 
 
 @require_GET

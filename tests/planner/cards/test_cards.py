@@ -211,3 +211,22 @@ def test_card_latency_target_is_checked_against_decode_speed(
     assert card.inputs["latency_target_ms"] == "2000"
     assert card.result["required_decode_tokens_per_s"] == 128.0
     assert "memory_bound" in [w["code"] for w in card.result["warnings"]]
+
+
+def test_cards_and_compare_show_names_and_rounded_figures_not_codes(
+    client: Client, learner: object
+) -> None:
+    """People read "Mistral 7B v0.3", "NVIDIA L40S", "21.3 GB", "1.7 h" and warning titles; the
+    ids, codes and exact figures stay in the JSON (and on hover)."""
+    cards = workload_cards_seed_examples()
+    logged_in(client, learner)
+    listing = client.get(reverse("planner:cards")).content.decode()
+    compare = client.get(
+        reverse("planner:cards_compare"), {"card": [c.pk for c in cards]}
+    ).content.decode()
+    for html in (listing, compare):
+        visible = re.sub(r"<[^>]+>", " ", html)
+        for code in ("mistral-7b", "target_users_do_not_fit", "weight_precision"):
+            assert code not in visible, code
+        assert not re.search(r"\d\.\d{5,}", visible)
+    assert "Mistral 7B v0.3" in listing
