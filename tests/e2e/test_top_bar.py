@@ -1,0 +1,39 @@
+"""The top bar on a desktop and on a phone: the current section is marked, the bar is one row,
+and every section is reachable from the keyboard."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import login_in_browser
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_top_bar_marks_the_section_and_fits_one_row(page, learner, width: int) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": width, "height": 800})
+    login_in_browser(page, learner.email)
+    page.goto("/review/stats/")
+    nav = page.get_by_role("navigation", name="Main")
+    current = nav.locator('[aria-current="page"]')
+    assert current.count() == 1
+    assert current.inner_text() == "Statistics"
+
+    box = nav.bounding_box()
+    assert box is not None and box["height"] <= 110, box
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+    # Tabbing through the bar reaches 'Preferences' and brings it into view where the row scrolls.
+    page.keyboard.press("Tab")  # the skip link
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.textContent.trim()") == "Preferences":
+            break
+    link = nav.get_by_role("link", name="Preferences")
+    assert page.evaluate("document.activeElement.textContent.trim()") == "Preferences"
+    link_box = link.bounding_box()
+    assert link_box is not None and 0 <= link_box["x"] + link_box["width"] / 2 <= width
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/accounts/preferences/")
+    assert nav.locator('[aria-current="page"]').inner_text() == "Preferences"
