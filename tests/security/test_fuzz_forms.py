@@ -291,3 +291,24 @@ def test_learner_retention(world: World) -> None:
     tally.assert_each_field_met(["desired_retention"], 60)
     session = client.get(reverse("quizzes:session"))
     assert session.status_code == 200
+
+
+def test_grade_levels(world: World) -> None:
+    """The grading form's level of each criterion (a level id) under a live claim."""
+    client = Client(raise_request_exception=False)
+    client.force_login(world.staff)
+    assert client.post(reverse("capstone:claim", args=[world.submission.pk])).status_code == 302
+    criteria = list(world.course.rubric.criteria.all())
+    ids = Bound(maximum=Decimal(10**6), integer=True)
+    bounds = {f"level_{c.pk}": ids for c in criteria}
+
+    tally = fuzz_post(
+        client,
+        reverse("capstone:grade_save", args=[world.submission.pk]),
+        bounds,
+        lambda v: {"action": "draft", "overall_feedback": "", **_given(v)},
+        refused={400},
+        examples=150,
+    )
+
+    tally.assert_each_field_met(sorted(bounds), 90)
