@@ -8,8 +8,7 @@ counts are one statement; nothing loads a learner's schedules into Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from functools import cache
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection
@@ -30,8 +29,9 @@ from django.db.models import (
 
 from accounts.local_day import day_bounds_at
 from accounts.models import User
-from courses.models import Enrollment
+from courses.models import Course, Enrollment, Lesson, Module
 from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
+from quizzes.selectors.prepared import PreparedQuery
 
 # Learning steps due this soon are shown now rather than saying "all caught up" (Anki's default).
 LEARN_AHEAD = timedelta(minutes=20)
@@ -254,114 +254,165 @@ def _counts_queryset(
     )
 
 
-# On PostgreSQL the statement is compiled once per process with stand-in values, which are then
-# swapped for the learner's, and run with server-side binding so psycopg prepares it on each
-# connection: building the ORM queries and planning the statement cost more than running it.
-_STAND_IN_LEARNER = -987_654_321
-_STAND_IN_DAY_START = datetime(1901, 1, 1, tzinfo=UTC)
-_STAND_IN_DAY_END = datetime(1902, 1, 1, tzinfo=UTC)
-_STAND_IN_AHEAD = datetime(1903, 1, 1, tzinfo=UTC)
-
-
-@cache
-def _counts_template() -> tuple[str, tuple[Any, ...]]:
-    sql, params = _counts_queryset(
-        learner_id=_STAND_IN_LEARNER,
-        day_start=_STAND_IN_DAY_START,
-        day_end=_STAND_IN_DAY_END,
-        learn_ahead_until=_STAND_IN_AHEAD,
-    ).query.sql_with_params()
-    return sql, tuple(params)
-
-
-def _bound(params: tuple[Any, ...], values: dict[Any, Any]) -> list[Any]:
-    out: list[Any] = []
-    for param in params:
-        if type(param) in (int, datetime) and param in values:
-            out.append(values[param])
-        else:
-            out.append(param)
-    return out
+_COUNTS = PreparedQuery(_counts_queryset)
 
 
 def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
     """Each enrolled course's limits, today's grades and due cards, in one statement."""
     day_start, day_end = local_day_bounds(learner=learner, now=now)
-    ahead = now + LEARN_AHEAD
-    if connection.vendor == "postgresql":
-        import psycopg
-
-        statement, template = _counts_template()
-        params: Any = _bound(
-            template,
-            {
-                _STAND_IN_LEARNER: learner.pk,
-                _STAND_IN_DAY_START: day_start,
-                _STAND_IN_DAY_END: day_end,
-                _STAND_IN_AHEAD: ahead,
-            },
-        )
-        connection.ensure_connection()
-        raw = connection.connection
-        # Only server-side binding cursors (this one) prepare; Django's own cursors bind on the
-        # client and never do, so this changes nothing for them.
-        raw.prepare_threshold = 0
-        # Django's own wrapper, so the statement is logged and counted like every query.
-        cursor = connection._prepare_cursor(psycopg.Cursor(raw))  # type: ignore[attr-defined]
-        with cursor:
-            cursor.execute(statement, params)
-            rows = cursor.fetchall()
-    else:
-        rows = list(
-            _counts_queryset(
-                learner_id=learner.pk, day_start=day_start, day_end=day_end, learn_ahead_until=ahead
-            )
-        )
+    rows = _COUNTS.rows(
+        learner_id=learner.pk,
+        day_start=day_start,
+        day_end=day_end,
+        learn_ahead_until=now + LEARN_AHEAD,
+    )
     return QueueCounts(courses=tuple(CourseCounts(*row) for row in rows))
 
 
-def _due_filter(*, counts: QueueCounts, learner: User, now: datetime) -> Q:
-    _, day_end = local_day_bounds(learner=learner, now=now)
+# A card is loaded as one row of plain values (one prepared statement, no select_related
+# machinery) and turned into model instances: the schedule, its item, lesson, module and course.
+_SCHEDULE_FIELDS = tuple(f.attname for f in RecallSchedule._meta.concrete_fields)
+_ITEM_FIELDS = tuple(f.attname for f in QuizItem._meta.concrete_fields)
+_LESSON_FIELDS = ("id", "module_id", "slug", "title", "position")
+_MODULE_FIELDS = tuple(f.attname for f in Module._meta.concrete_fields)
+_COURSE_FIELDS = tuple(f.attname for f in Course._meta.concrete_fields if f.name != "summary")
+_CHOICE_FIELDS = tuple(f.attname for f in Choice._meta.concrete_fields)
+
+
+def _lookup(prefix: str, attname: str) -> str:
+    # values_list names a foreign key by its field name ("lesson"), not its attname.
+    name = attname.removesuffix("_id") if attname.endswith("_id") and attname != "id" else attname
+    return f"{prefix}{name}"
+
+
+def _item_columns(prefix: str) -> list[str]:
+    return (
+        [_lookup(prefix, f) for f in _ITEM_FIELDS]
+        + [_lookup(f"{prefix}lesson__", f) for f in _LESSON_FIELDS]
+        + [_lookup(f"{prefix}lesson__module__", f) for f in _MODULE_FIELDS]
+        + [_lookup(f"{prefix}lesson__module__course__", f) for f in _COURSE_FIELDS]
+    )
+
+
+def _item_from_row(row: tuple[Any, ...]) -> QuizItem:
+    """A QuizItem with its lesson, module and course attached, from `_item_columns`' values."""
+    db = connection.alias
+    at = 0
+    parts: list[tuple[Any, ...]] = []
+    for fields in (_ITEM_FIELDS, _LESSON_FIELDS, _MODULE_FIELDS, _COURSE_FIELDS):
+        parts.append(row[at : at + len(fields)])
+        at += len(fields)
+    item = QuizItem.from_db(db, _ITEM_FIELDS, parts[0])
+    lesson = Lesson.from_db(db, _LESSON_FIELDS, parts[1])
+    module = Module.from_db(db, _MODULE_FIELDS, parts[2])
+    course = Course.from_db(db, _COURSE_FIELDS, parts[3])
+    module.course = course
+    lesson.module = module
+    item.lesson = lesson
+    return item
+
+
+def _due_card_queryset(
+    *,
+    learner_id: int,
+    learn_ahead_until: datetime,
+    day_end: datetime,
+    enrolled: list[int],
+    reviewing: list[int],
+) -> QuerySet[Any]:
     learning = Q(
         state__in=LEARNING_STATES,
-        due__lte=now + LEARN_AHEAD,
-        item__lesson__module__course_id__in=counts.enrolled_course_ids,
+        due__lte=learn_ahead_until,
+        item__lesson__module__course_id__in=enrolled,
     )
     review = Q(
         state=RecallSchedule.State.REVIEW,
         due__lt=day_end,
-        item__lesson__module__course_id__in=counts.review_course_ids,
+        item__lesson__module__course_id__in=reviewing,
     )
-    return learning | review
+    return (
+        RecallSchedule.objects.filter(learner_id=learner_id)
+        .filter(learning | review)
+        .order_by("due", "id")
+        .values_list(*[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"))[:1]
+    )
+
+
+def _new_card_queryset(*, learner_id: int, courses: list[int]) -> QuerySet[Any]:
+    return (
+        new_items_for(learner=User(pk=learner_id))
+        .filter(lesson__module__course_id__in=courses)
+        .values_list(*_item_columns(""))[:1]
+    )
+
+
+def _choices_queryset(*, item_id: int) -> QuerySet[Any]:
+    return (
+        Choice.objects.filter(item_id=item_id)
+        .order_by("position", "id")
+        .values_list(*[_lookup("", f) for f in _CHOICE_FIELDS])
+    )
+
+
+def _schedule_card_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
+    return RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id).values_list(
+        *[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__")
+    )
+
+
+def _new_item_queryset(*, learner_id: int, item_id: int) -> QuerySet[Any]:
+    return (
+        new_items_for(learner=User(pk=learner_id))
+        .filter(pk=item_id)
+        .values_list(*_item_columns(""))
+    )
+
+
+_DUE_CARD = PreparedQuery(_due_card_queryset)
+_NEW_CARD = PreparedQuery(_new_card_queryset)
+_CHOICES = PreparedQuery(_choices_queryset)
+_SCHEDULE_CARD = PreparedQuery(_schedule_card_queryset)
+_NEW_ITEM = PreparedQuery(_new_item_queryset)
+
+
+def _schedule_card(row: tuple[Any, ...]) -> QueueCard:
+    schedule = RecallSchedule.from_db(
+        connection.alias, _SCHEDULE_FIELDS, row[: len(_SCHEDULE_FIELDS)]
+    )
+    item = _item_from_row(row[len(_SCHEDULE_FIELDS) :])
+    schedule.item = item
+    return QueueCard(item=item, schedule=schedule, choices=[])
+
+
+def _with_choices(card: QueueCard) -> QueueCard:
+    """Its choices for a multiple-choice card (one query); no query for the other kinds."""
+    if card.item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
+        card.choices.extend(
+            Choice.from_db(connection.alias, _CHOICE_FIELDS, row)
+            for row in _CHOICES.rows(item_id=card.item.pk)
+        )
+    return card
 
 
 def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> QueueCard | None:
     """The oldest due card (learning steps within the learn-ahead window, reviews of courses
-    with reviews left today), else the first new item of a course with new items left (two
-    queries: the card, then its choices when it has any)."""
+    with reviews left today), else the first new item of a course with new items left (one
+    query, and one more for a multiple-choice card's choices)."""
     card: QueueCard | None = None
     if counts.due_count:
-        schedule = (
-            RecallSchedule.objects.filter(learner=learner)
-            .filter(_due_filter(counts=counts, learner=learner, now=now))
-            .select_related("item__lesson__module__course")
-            .order_by("due", "id")
-            .first()
+        _, day_end = local_day_bounds(learner=learner, now=now)
+        rows = _DUE_CARD.rows(
+            learner_id=learner.pk,
+            learn_ahead_until=now + LEARN_AHEAD,
+            day_end=day_end,
+            enrolled=counts.enrolled_course_ids,
+            reviewing=counts.review_course_ids,
         )
-        if schedule is not None:
-            card = QueueCard(item=schedule.item, schedule=schedule, choices=[])
+        card = _schedule_card(rows[0]) if rows else None
     if card is None and counts.new_count:
-        item = (
-            new_items_for(learner=learner)
-            .filter(lesson__module__course_id__in=counts.new_course_ids)
-            .select_related("lesson__module__course")
-            .first()
-        )
-        if item is not None:
-            card = QueueCard(item=item, schedule=None, choices=[])
-    if card is not None and card.item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
-        card.choices.extend(Choice.objects.filter(item=card.item).order_by("position", "id"))
-    return card
+        rows = _NEW_CARD.rows(learner_id=learner.pk, courses=counts.new_course_ids)
+        card = QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]) if rows else None
+    return _with_choices(card) if card is not None else None
 
 
 def due_queue_for(*, learner: User, now: datetime, with_card: bool = True) -> DueQueue:
@@ -394,20 +445,13 @@ def next_card_at(*, learner: User, now: datetime) -> datetime | None:
 def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> QueueCard:
     """The card a reveal or grade refers to, scoped to the learner (raises DoesNotExist)."""
     if schedule_id is not None:
-        schedule = RecallSchedule.objects.select_related("item__lesson__module__course").get(
-            learner=learner, pk=schedule_id
-        )
-        item = schedule.item
-    else:
-        if item_id is None:
-            raise QuizItem.DoesNotExist("a card is a schedule or a new item")
-        item = (
-            new_items_for(learner=learner).select_related("lesson__module__course").get(pk=item_id)
-        )
-        schedule = None
-    choices = (
-        list(Choice.objects.filter(item=item).order_by("position", "id"))
-        if item.kind == QuizItem.Kind.MULTIPLE_CHOICE
-        else []
-    )
-    return QueueCard(item=item, schedule=schedule, choices=choices)
+        rows = _SCHEDULE_CARD.rows(learner_id=learner.pk, schedule_id=schedule_id)
+        if not rows:
+            raise RecallSchedule.DoesNotExist("no such schedule of this learner")
+        return _with_choices(_schedule_card(rows[0]))
+    if item_id is None:
+        raise QuizItem.DoesNotExist("a card is a schedule or a new item")
+    rows = _NEW_ITEM.rows(learner_id=learner.pk, item_id=item_id)
+    if not rows:
+        raise QuizItem.DoesNotExist("no such new item for this learner")
+    return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from quizzes.models import RecallSchedule
+from quizzes.models import QuizItem, RecallSchedule
 from quizzes.selectors.queue import due_count_for, due_queue_for, local_day_bounds
 from quizzes.services.review import review_grade, schedule_start
 from tests.factories import QuizItemFactory, RecallScheduleFactory, UserFactory
@@ -383,3 +383,35 @@ def test_one_statement_counts_match_a_plain_reference(seed, django_assert_num_qu
             assert (got.due_count, got.new_count, got.reviews_today, got.new_today) == expected
             compared += any(expected)
     assert compared  # the data gave the counts something to count
+
+
+def test_card_rows_become_the_same_model_instances_as_the_orm_gives():
+    """The card is read as one row of values (a prepared statement on PostgreSQL) and turned into
+    the schedule, item, lesson, module and course: every field as the ORM reads it (JSON steps,
+    the UUID token, aware datetimes), and the choices of a multiple-choice item in order."""
+    from quizzes.selectors.queue import card_for
+
+    learner = UserFactory(time_zone="UTC", day_start_hour=0)
+    c = course_with_items(learner=learner, learning_steps_minutes=[1, 10], daily_new_limit=5)
+    schedule = review_card(learner=learner, item=c.mc, due=NOW - timedelta(hours=2))
+    for card in (
+        due_queue_for(learner=learner, now=NOW).card,
+        card_for(learner=learner, schedule_id=schedule.pk, item_id=None),
+    ):
+        assert card is not None and card.schedule is not None
+        expected = RecallSchedule.objects.select_related("item__lesson__module__course").get()
+        for field in RecallSchedule._meta.concrete_fields:
+            got = getattr(card.schedule, field.attname)
+            assert got == getattr(expected, field.attname), field.name
+        assert card.item == expected.item and card.item.prompt == c.mc.prompt
+        course = card.item.lesson.module.course
+        assert course.learning_steps_minutes == [1, 10] and course.title == c.course.title
+        assert card.item.lesson.title == c.lesson.title
+        assert [choice.key for choice in card.choices] == ["hbm", "gddr", "tflops"]
+    new = card_for(learner=learner, schedule_id=None, item_id=c.numeric.pk)
+    assert new.schedule is None and new.item == c.numeric and new.choices == []
+    assert new.item.expected_value == 11 and new.item.lesson.module.course == c.course
+    with pytest.raises(QuizItem.DoesNotExist):
+        card_for(learner=learner, schedule_id=None, item_id=c.mc.pk)  # already scheduled
+    with pytest.raises(RecallSchedule.DoesNotExist):
+        card_for(learner=UserFactory(), schedule_id=schedule.pk, item_id=None)
