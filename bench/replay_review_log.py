@@ -7,7 +7,8 @@ The log (card_id, review_rating, review_time, review_duration) is the py-fsrs pr
 data, kept outside the repository (see ../shared/data/fsrs-review-log/README.md). Each card
 becomes a quiz item; its first review goes through schedule_start, the rest through
 review_grade, in time order. After each grade the stored state is compared with
-fsrs.Scheduler.review_card run directly on the same ratings and times. Prints the mismatches
+fsrs.Scheduler.review_card run directly on the same ratings and times (its fuzz seeded per
+(learner, item, reps), as the review service seeds it). Prints the mismatches
 (expected: 0) and the throughput. Runs in a throwaway database `bench_quizzes_replay`.
 """
 
@@ -68,6 +69,7 @@ def replay(rows: list[tuple[int, int, datetime, int | None]]) -> int:
     from accounts.models import User
     from courses.models import Course, Enrollment, Lesson, Module
     from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+    from quizzes.services import fsrs_adapter
     from quizzes.services.review import review_grade, schedule_start
 
     course = Course.objects.create(
@@ -97,13 +99,18 @@ def replay(rows: list[tuple[int, int, datetime, int | None]]) -> int:
     )
     items = {int(i.key.removeprefix("card-")): i for i in QuizItem.objects.filter(lesson=lesson)}
 
-    scheduler = fsrs.Scheduler(
-        desired_retention=0.9,
-        learning_steps=(timedelta(minutes=1), timedelta(minutes=10)),
-        relearning_steps=(timedelta(minutes=10),),
-        maximum_interval=36500,
-        enable_fuzzing=False,
-    )
+    def scheduler(cid: int, reps: int) -> fsrs.Scheduler:
+        # fsrs itself, its fuzz seeded per (learner, item, reps) as the review service seeds it.
+        return fsrs_adapter.SeededScheduler(
+            desired_retention=0.9,
+            learning_steps=(timedelta(minutes=1), timedelta(minutes=10)),
+            relearning_steps=(timedelta(minutes=10),),
+            maximum_interval=36500,
+            enable_fuzzing=True,
+            seed=fsrs_adapter.fuzz_seed(learner_id=learner.pk, item_id=items[cid].pk, reps=reps),
+        )
+
+    reps: dict[int, int] = {}
     direct: dict[int, fsrs.Card] = {}
     schedule_ids: dict[int, int] = {}
     tokens: dict[int, uuid.UUID] = {}
@@ -111,7 +118,10 @@ def replay(rows: list[tuple[int, int, datetime, int | None]]) -> int:
     t0 = time.perf_counter()
     for n, (cid, rating, when, duration) in enumerate(rows, 1):
         card = direct.get(cid) or fsrs.Card(card_id=cid, due=when)
-        direct[cid], _ = scheduler.review_card(card, fsrs.Rating(rating), review_datetime=when)
+        direct[cid], _ = scheduler(cid, reps.get(cid, 0)).review_card(
+            card, fsrs.Rating(rating), review_datetime=when
+        )
+        reps[cid] = reps.get(cid, 0) + 1
         if cid not in schedule_ids:
             log = schedule_start(
                 learner=learner,

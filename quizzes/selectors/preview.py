@@ -26,7 +26,9 @@ def grade_previews(
     course = card.item.lesson.module.course
     owner = card.schedule.learner_id if card.schedule is not None else learner_id
     scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=owner)
-    scheduler = fsrs_adapter.scheduler_for(course, scheduling)
+    reps = card.schedule.reps if card.schedule is not None else 0
+    seed = fsrs_adapter.fuzz_seed(learner_id=owner, item_id=card.item.pk, reps=reps)
+    scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed)
     if card.schedule is not None:
         fsrs_card = fsrs_adapter.card_from_schedule(card.schedule)
     else:

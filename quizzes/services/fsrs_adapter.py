@@ -75,10 +75,14 @@ def scheduling_for(*, course: Course, learner_id: int | None) -> Scheduling:
     return Scheduling(weights=weights, parameters_id=parameters_id, desired_retention=retention)
 
 
-def fuzz_seed(*, learner_id: int, item_id: int, reps: int) -> int:
+def fuzz_seed(*, learner_id: int | None, item_id: int, reps: int) -> int:
     """The seed of one review's fuzz, as Anki seeds it from the card and its reps: the interval
-    a grade button shows is the interval that grade gives, and a test can reproduce it."""
-    digest = hashlib.blake2b(f"{learner_id}:{item_id}:{reps}".encode(), digest_size=8).digest()
+    a grade button shows is the interval that grade gives, and a test can reproduce it.
+
+    The first review (reps 0) is seeded by the item alone: the preview of a new card is drawn
+    before it has a schedule, and may not know whose it is."""
+    owner = learner_id if reps > 0 else 0
+    digest = hashlib.blake2b(f"{owner}:{item_id}:{reps}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
 
 

@@ -50,7 +50,10 @@ def _grade_locked(
     """Advance a schedule the caller has locked; write the log; rotate the token."""
     course = schedule.item.lesson.module.course
     scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
-    scheduler = fsrs_adapter.scheduler_for(course, scheduling)
+    seed = fsrs_adapter.fuzz_seed(
+        learner_id=schedule.learner_id, item_id=schedule.item_id, reps=schedule.reps
+    )
+    scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed)
     card_before = fsrs_adapter.card_from_schedule(schedule)
     card_after = fsrs_adapter.review(
         scheduler=scheduler, card=card_before, rating=rating, now=now, duration_ms=duration_ms

@@ -11,10 +11,12 @@ import pytest
 
 from accounts.models import User
 from courses.models import Course
-from quizzes.models import FsrsParameters, RetentionPreference, ReviewLog
+from quizzes.models import FsrsParameters, RecallSchedule, RetentionPreference, ReviewLog
+from quizzes.selectors.preview import grade_previews
+from quizzes.selectors.queue import card_for
 from quizzes.services import fsrs_adapter
 from quizzes.services.review import review_grade, schedule_start
-from tests.factories import UserFactory
+from tests.factories import QuizItemFactory, RecallScheduleFactory, UserFactory
 from tests.quizzes.factories import course_with_items
 from tests.quizzes.parameters_data import FORGETFUL
 
@@ -109,3 +111,47 @@ def test_the_learner_s_retention_moves_their_intervals() -> None:
     at_course = good_interval(learner, course)
     RetentionPreference.objects.create(learner=learner, course=course, desired_retention=0.8)
     assert good_interval(learner, course) > at_course
+
+
+def test_fuzz_is_on_and_every_grade_button_shows_the_interval_that_grade_gives(learner) -> None:
+    """Twenty cards in the same memory state: their Good intervals are spread by the fuzz, and
+    for each card the button of the grade chosen showed exactly the interval it then gave."""
+    items = course_with_items(learner=learner)
+    now = datetime.now(UTC)
+    spread: set[timedelta] = set()
+    for n in range(20):
+        item = QuizItemFactory(lesson=items.lesson)
+        schedule = RecallScheduleFactory(
+            learner=learner,
+            item=item,
+            state=RecallSchedule.State.REVIEW,
+            stability=3.0,
+            difficulty=5.0,
+            last_review=now - timedelta(days=3),
+            due=now,
+            reps=3,
+        )
+        card = card_for(learner=learner, schedule_id=schedule.pk, item_id=None)
+        shown = {p.rating: p.interval for p in grade_previews(card=card, now=now)}
+        rating = 2 + n % 3
+        review_grade(
+            learner=learner,
+            schedule_id=schedule.pk,
+            card_token=schedule.card_token,
+            rating=rating,
+            now=now,
+        )
+        schedule.refresh_from_db()
+        assert shown[rating] == fsrs_adapter.interval_label(schedule.due - now)
+        if rating == 3:
+            spread.add(schedule.due - now)
+    assert len(spread) > 1
+    # Intervals under a month, so a label in days tells a fuzzed interval from another.
+    assert max(spread) < timedelta(days=30)
+
+
+def test_the_fuzz_seed_depends_on_learner_item_and_reps_only() -> None:
+    seed = fsrs_adapter.fuzz_seed
+    assert seed(learner_id=1, item_id=2, reps=3) == seed(learner_id=1, item_id=2, reps=3)
+    assert len({seed(learner_id=1, item_id=2, reps=r) for r in range(1, 50)}) == 49
+    assert seed(learner_id=1, item_id=2, reps=3) != seed(learner_id=9, item_id=2, reps=3)

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.services import fsrs_adapter
 from tests.quizzes.factories import course_with_items
 
 pytestmark = pytest.mark.django_db
@@ -31,12 +32,17 @@ def test_lesson_then_days_of_reviews_match_fsrs(client, learner):
         relearning_steps_minutes=[10],
         daily_new_limit=0,
     )
-    scheduler = fsrs.Scheduler(
-        desired_retention=0.9,
-        learning_steps=(timedelta(minutes=1), timedelta(minutes=10)),
-        relearning_steps=(timedelta(minutes=10),),
-        enable_fuzzing=False,
-    )
+
+    def scheduler(item_id: int, reps: int) -> fsrs.Scheduler:
+        # fsrs itself, with the fuzz seeded per (learner, item, reps) as the service seeds it.
+        return fsrs_adapter.SeededScheduler(
+            desired_retention=0.9,
+            learning_steps=(timedelta(minutes=1), timedelta(minutes=10)),
+            relearning_steps=(timedelta(minutes=10),),
+            enable_fuzzing=True,
+            seed=fsrs_adapter.fuzz_seed(learner_id=learner.pk, item_id=item_id, reps=reps),
+        )
+
     cards: dict[int, fsrs.Card] = {}
     client.force_login(learner)
     with time_machine.travel(START, tick=False) as traveller:
@@ -48,7 +54,7 @@ def test_lesson_then_days_of_reviews_match_fsrs(client, learner):
         for item, data, rating in lesson_answers:
             client.post(reverse("quizzes:answer", args=[item.pk]), data, **HTMX)
             now = timezone.now()
-            cards[item.pk], _ = scheduler.review_card(
+            cards[item.pk], _ = scheduler(item.pk, 0).review_card(
                 fsrs.Card(card_id=1, due=now), rating, review_datetime=now
             )
             traveller.shift(timedelta(seconds=20))
@@ -78,9 +84,9 @@ def test_lesson_then_days_of_reviews_match_fsrs(client, learner):
                         **HTMX,
                     )
                     now = timezone.now()
-                    cards[schedule.item_id], _ = scheduler.review_card(
-                        cards[schedule.item_id], fsrs.Rating(rating), review_datetime=now
-                    )
+                    cards[schedule.item_id], _ = scheduler(
+                        schedule.item_id, schedule.reps
+                    ).review_card(cards[schedule.item_id], fsrs.Rating(rating), review_datetime=now)
                     graded += 1
                     traveller.shift(timedelta(seconds=15))
                     assert graded < 200

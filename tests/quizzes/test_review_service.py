@@ -12,6 +12,7 @@ import time_machine
 from django.utils import timezone
 
 from quizzes.models import RecallSchedule, ReviewLog, ReviewUndo
+from quizzes.services import fsrs_adapter
 from quizzes.services.review import (
     NothingToUndo,
     StaleCard,
@@ -27,16 +28,19 @@ pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-def fsrs_direct(course, ratings_times):  # type: ignore[no-untyped-def]
-    scheduler = fsrs.Scheduler(
-        desired_retention=course.desired_retention,
-        learning_steps=[timedelta(minutes=m) for m in course.learning_steps_minutes],
-        relearning_steps=[timedelta(minutes=m) for m in course.relearning_steps_minutes],
-        maximum_interval=course.maximum_interval_days,
-        enable_fuzzing=False,
-    )
+def fsrs_direct(course, ratings_times, *, learner_id, item_id):  # type: ignore[no-untyped-def]
+    """fsrs's own review_card on the same ratings and times, with the fuzz seeded per (learner,
+    item, reps) as the review service seeds it."""
     card = fsrs.Card(card_id=1, due=ratings_times[0][1])
-    for rating, when in ratings_times:
+    for reps, (rating, when) in enumerate(ratings_times):
+        scheduler = fsrs_adapter.SeededScheduler(
+            desired_retention=course.desired_retention,
+            learning_steps=[timedelta(minutes=m) for m in course.learning_steps_minutes],
+            relearning_steps=[timedelta(minutes=m) for m in course.relearning_steps_minutes],
+            maximum_interval=course.maximum_interval_days,
+            enable_fuzzing=True,
+            seed=fsrs_adapter.fuzz_seed(learner_id=learner_id, item_id=item_id, reps=reps),
+        )
         card, _ = scheduler.review_card(card, fsrs.Rating(rating), review_datetime=when)
     return card
 
@@ -63,7 +67,9 @@ def test_first_grade_creates_schedule_and_log(learner):
     assert first.log.source == ReviewLog.Source.LESSON
     assert first.log.state_before["stability"] is None
     assert first.log.state_after["step"] == 1
-    assert_same(schedule, fsrs_direct(c.course, [(3, T0)]))
+    assert_same(
+        schedule, fsrs_direct(c.course, [(3, T0)], learner_id=learner.pk, item_id=c.recall.pk)
+    )
     assert schedule.due == T0 + timedelta(minutes=10)
 
 
@@ -158,7 +164,8 @@ def test_days_of_reviews_match_fsrs(learner, steps):
                 now=now,
             )
             history.append((rating, now))
-            assert_same(schedule, fsrs_direct(c.course, history))
+            expected = fsrs_direct(c.course, history, learner_id=learner.pk, item_id=c.recall.pk)
+            assert_same(schedule, expected)
     assert timezone.now() - T0 > timedelta(days=5)
     schedule.refresh_from_db()
     assert schedule.reps == len(ratings)
