@@ -20,12 +20,22 @@ def test_top_bar_marks_the_section_and_fits_one_row(page, learner, width: int) -
     assert current.count() == 1
     assert current.inner_text() == "Statistics"
 
+    def centre_in_view(locator) -> bool:  # type: ignore[no-untyped-def]
+        b = locator.bounding_box()
+        return b is not None and 0 <= b["x"] + b["width"] / 2 <= width
+
+    assert centre_in_view(current)  # where the row scrolls, it starts at the current section
+
     box = nav.bounding_box()
     assert box is not None and box["height"] <= 110, box
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
     # Tabbing through the bar reaches 'Preferences' and brings it into view where the row scrolls.
     page.keyboard.press("Tab")  # the skip link
+    page.keyboard.press("Tab")  # the brand
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent.trim()") == "Dashboard"
+    assert centre_in_view(nav.get_by_role("link", name="Dashboard"))
     for _ in range(20):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.textContent.trim()") == "Preferences":
