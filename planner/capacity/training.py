@@ -52,6 +52,7 @@ from planner.capacity.training_memory import (
     LORA_TARGETS,
     METHODS,
     States,
+    activation_coefficient,
     activations,
     adam_bytes,
     adapter_states,
@@ -205,7 +206,8 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
     checkpointing, tokens = step_shape(
         inputs.batch_size, inputs.seq_len, inputs.checkpointing, hidden, layers, trail
     )
-    acts = activations(tokens, hidden, layers, vocab, checkpointing, trail)
+    coefficient = activation_coefficient(spec, inputs.hidden_size)
+    acts = activations(tokens, hidden, layers, vocab, checkpointing, trail, coefficient)
     per_gpu = sharded(states, gpus, stage, trail)
     total = per_gpu.weights + per_gpu.gradients + per_gpu.optimizer + (acts or 0)
     trail.formula(

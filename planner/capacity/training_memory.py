@@ -104,6 +104,21 @@ def adapter_states(
     return States(trainable, weights, constants, trainable * grad, trainable * opt)
 
 
+def activation_coefficient(spec: ModelSpec | None, hidden_given: int | None) -> Fraction:
+    """Bytes per token per hidden unit one layer keeps for the backward pass, in bf16.
+
+    A Llama-style block (RMSNorm, GQA with FlashAttention, a fused SwiGLU) keeps: the two norm
+    inputs and outputs (4 × 2h), Q and O (2 × 2·q), K and V (2 × 2·kv) for FlashAttention's
+    backward, and gate, up and their product (3 × 2·i): (8h + 4q + 4kv + 6i) / h. For Llama-3.1-8B
+    that is 34, Korthikanti et al.'s GPT figure, which stands in when the architecture is unknown.
+    """
+    if spec is None or hidden_given is not None:
+        return Fraction(ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN)
+    h, q = spec.hidden_size, spec.attention_heads * spec.head_dim
+    kv, i = spec.kv_heads * spec.head_dim, spec.intermediate_size
+    return Fraction(8 * h + 4 * q + 4 * kv + 6 * i, h)
+
+
 def activations(
     tokens: int | None,
     hidden: int | None,
@@ -111,9 +126,10 @@ def activations(
     vocab: int | None,
     checkpointing: bool,
     trail: Trail,
+    coefficient: Fraction = Fraction(ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN),
 ) -> Fraction | None:
-    """34·s·b·h per layer (2·s·b·h kept per layer + one layer live when checkpointed), plus the
-    logits: 4 bytes × s·b × vocabulary, the largest single tensor of a small model's step."""
+    """c·s·b·h per layer (activation_coefficient; with checkpointing 2·s·b·h kept per layer + one
+    layer live), plus the logits: 4 bytes × s·b × vocabulary."""
     if tokens is None or hidden is None or layers is None:
         trail.warn(
             WarningCode.ACTIVATIONS_NOT_COUNTED,
@@ -123,21 +139,18 @@ def activations(
         return None
     sbh = tokens * hidden
     if checkpointing:
-        body = Fraction(
-            CHECKPOINT_BYTES_PER_LAYER_TOKEN_HIDDEN * sbh * layers
-            + ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN * sbh
-        )
+        body = CHECKPOINT_BYTES_PER_LAYER_TOKEN_HIDDEN * sbh * layers + coefficient * sbh
         trail.formula(
             "Activations (checkpointed)",
-            "2·s·b·h·layers + 34·s·b·h",
-            f"2 × {whole(tokens)} × {hidden} × {layers} + 34 × {whole(tokens)} × {hidden} = {gb(body)}",
+            "2·s·b·h·layers + c·s·b·h (c per layer: see the module)",
+            f"2 × {whole(tokens)} × {hidden} × {layers} + {num(coefficient, 2)} × {whole(tokens)} × {hidden} = {gb(body)}",
         )
     else:
-        body = Fraction(ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN * sbh * layers)
+        body = coefficient * sbh * layers
         trail.formula(
             "Activations",
-            "34·s·b·h·layers",
-            f"34 × {whole(tokens)} × {hidden} × {layers} = {gb(body)}",
+            "c·s·b·h·layers (c: bytes a layer keeps per token and hidden unit)",
+            f"{num(coefficient, 2)} × {whole(tokens)} × {hidden} × {layers} = {gb(body)}",
         )
     if vocab is None:
         trail.assume("vocab_size", "unknown: the logits are not counted")

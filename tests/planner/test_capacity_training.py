@@ -193,3 +193,22 @@ def test_qlora_65b_fits_one_48_gb_gpu_as_published() -> None:
     assert 35e9 < qlora.total_bytes < 48e9
     full = estimate_training(TrainingInputs(**common, method="full"))  # type: ignore[arg-type]
     assert full.total_bytes > 1e12
+
+
+def test_activation_count_for_llama_style_blocks() -> None:
+    """(8h + 4q + 4kv + 6i) / h bytes per token per layer: 34 for Llama-3.1-8B (GQA 1,024-wide
+    K/V, SwiGLU 14,336), 44.29 for Qwen2.5-7B's wider MLP (18,944 on a 3,584 hidden size)."""
+    from fractions import Fraction
+
+    from planner.capacity.training_memory import activation_coefficient
+
+    assert activation_coefficient(LLAMA8, None) == 34
+    qwen = CAT.model("qwen2.5-7b")
+    assert activation_coefficient(qwen, None) == Fraction(
+        8 * 3584 + 4 * 3584 + 4 * 512 + 6 * 18944, 3584
+    )
+    est = estimate_training(
+        TrainingInputs(model=qwen, method="lora", batch_size=1, seq_len=1024, checkpointing=False)
+    )
+    logits = 4 * 1024 * 152_064
+    assert est.activations_bytes == 158_720 * 1024 * 28 + logits
