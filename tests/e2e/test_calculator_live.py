@@ -190,3 +190,22 @@ def test_the_decode_batch_slider_updates_the_rate(page, live_server) -> None:  #
     expect(page.get_by_label("Decode batch (streams at once)")).to_have_value("64")
     expect(rate).to_contain_text("with 64 decoding together")
     assert rate.inner_text() != before
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
+def test_cards_and_compare_read_names_not_codes(page, live_server, learner, viewport) -> None:  # type: ignore[no-untyped-def]
+    from planner.cards.services import workload_cards_seed_examples
+
+    cards = workload_cards_seed_examples()
+    login_in_browser(page, learner.email)
+    page.set_viewport_size(viewport)
+    for url in (
+        "/planner/cards/",
+        "/planner/cards/compare/?" + "&".join(f"card={c.pk}" for c in cards),
+    ):
+        page.goto(url)
+        text = page.locator("main").inner_text()
+        for code in ("mistral-7b", "l40s", "target_users_do_not_fit", "weight_precision"):
+            assert code not in text, (url, code)
+        assert not re.search(r"\d\.\d{5,}", text), url
+    assert not page.console_errors, page.console_errors
