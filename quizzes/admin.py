@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
 
-from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
+from quizzes.models import Choice, FsrsParameters, QuizItem, RecallSchedule, ReviewLog
 
 
 class ChoiceInline(admin.TabularInline[Choice, QuizItem]):
@@ -45,3 +45,23 @@ class ReviewLogAdmin(ReadOnlyAdmin[ReviewLog]):
     list_select_related = ["learner", "item"]
     list_filter = ["rating", "source"]
     search_fields = ["learner__email", "item__key"]
+
+
+@admin.register(FsrsParameters)
+class FsrsParametersAdmin(ReadOnlyAdmin[FsrsParameters]):
+    """Parameter sets are written by training only; the admin shows them and their scores."""
+
+    list_display = [
+        "course",
+        "learner",
+        "version",
+        "status",
+        "trained_at",
+        "review_count",
+        "defaults_log_loss",
+        "active_log_loss",
+        "candidate_log_loss",
+    ]
+    list_select_related = ["course", "learner"]
+    list_filter = ["status", "course"]
+    search_fields = ["learner__email", "course__slug"]

@@ -80,3 +80,42 @@ def test_train_and_evaluate_commands_report_progress(course, capsys) -> None:  #
     call_command("parameters_evaluate", "hardware")
     out = capsys.readouterr().out
     assert "defaults" in out and "pooled v1" in out
+
+
+def test_a_heavy_learner_gets_personal_parameters_that_beat_the_pooled_set(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A learner with enough long-term reviews of their own is a scope of their own: their set
+    is scored against the pooled set that schedules them, and then schedules only them."""
+    from quizzes.selectors import parameters as selectors
+
+    course = CourseFactory(slug="heavy")
+    [heavy] = course_with_reviews(course=course, learners=1, items=40, days=200, end=NOW, seed=3)
+    # The rest of the course remembers far better than the heavy learner does.
+    sturdy = (1.0, 4.0, 10.0, 30.0, *opt.DEFAULT_WEIGHTS[4:8], 2.4, *opt.DEFAULT_WEIGHTS[9:])
+    others = course_with_reviews(
+        course=course, learners=6, items=30, days=200, end=NOW, weights=sturdy
+    )
+    long_term = ReviewLog.objects.filter(learner=heavy, scheduled_days__gt=0).count()
+    monkeypatch.setattr(selectors, "PERSONAL_MIN_LONG_TERM", long_term)
+    assert scopes_to_train(course=course) == [None, heavy.pk]
+    trained = parameters_refresh(course=course, now=NOW)
+    pooled, personal = trained
+    assert (pooled.learner_id, personal.learner_id) == (None, heavy.pk)
+    assert personal.status == Status.ACTIVE
+    assert personal.active_log_loss == pytest.approx(
+        opt.score(tuple(pooled.weights), _heldout_of(course, heavy.pk)).log_loss  # type: ignore[union-attr]
+    )
+    assert fsrs_adapter.scheduling_for(course=course, learner_id=heavy.pk).parameters_id == (
+        personal.pk
+    )
+    assert fsrs_adapter.scheduling_for(course=course, learner_id=others[0].pk).parameters_id == (
+        pooled.pk
+    )
+
+
+def _heldout_of(course, learner_id):  # type: ignore[no-untyped-def]
+    from quizzes.selectors.parameters import review_histories
+
+    histories = review_histories(course=course, learner_id=learner_id)
+    times = sorted(r.at for h in histories.values() for r in h)
+    cutoff = opt.cutoff_at_fraction(times, 0.7)
+    return opt.time_split(opt.samples_from_histories(histories.values()), cutoff).heldout
