@@ -150,7 +150,9 @@ class ReviewLog(models.Model):
         "FsrsParameters",
         null=True,
         blank=True,
-        on_delete=models.PROTECT,
+        # A set cannot be deleted while logs name it, unless they go too (a learner or course
+        # deleted takes both).
+        on_delete=models.RESTRICT,
         related_name="review_logs",
     )
     desired_retention = models.FloatField(null=True, blank=True)

@@ -119,3 +119,18 @@ def _heldout_of(course, learner_id):  # type: ignore[no-untyped-def]
     times = sorted(r.at for h in histories.values() for r in h)
     cutoff = opt.cutoff_at_fraction(times, 0.7)
     return opt.time_split(opt.samples_from_histories(histories.values()), cutoff).heldout
+
+
+def test_a_learner_or_course_with_parameter_sets_and_logs_can_be_deleted(course) -> None:  # type: ignore[no-untyped-def]
+    from accounts.models import User
+
+    pooled = parameters_train(course=course, learner_id=None, now=NOW, weights=FORGETFUL)
+    learner = User.objects.filter(review_logs__isnull=False).first()
+    assert learner is not None
+    personal = parameters_train(course=course, learner_id=learner.pk, now=NOW, weights=FORGETFUL)
+    ReviewLog.objects.filter(learner=learner).update(parameters=personal)
+    ReviewLog.objects.exclude(learner=learner).update(parameters=pooled)
+    learner.delete()
+    assert not FsrsParameters.objects.filter(pk=personal.pk).exists()
+    course.delete()
+    assert not FsrsParameters.objects.exists() and not ReviewLog.objects.exists()
