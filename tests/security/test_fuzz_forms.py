@@ -175,17 +175,17 @@ def test_preferences_numbers(world: World) -> None:
         "reminder_hour": hours,
     }
 
-    # Fewer examples: the page lists every IANA zone (~600 options), ~0.2 s a render.
+    # Fewer examples: the page lists every IANA zone (~600 options), ~0.3 s a render.
     tally = fuzz_post(
         client,
         reverse("preferences"),
         bounds,
         lambda v: {**base, **_given(v)},
         refused={200},
-        examples=200,
+        examples=120,
     )
 
-    tally.assert_each_field_met(sorted(bounds), 120)
+    tally.assert_each_field_met(sorted(bounds), 70)
 
 
 def test_numeric_answer(world: World) -> None:
