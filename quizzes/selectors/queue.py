@@ -56,7 +56,8 @@ def due_count_for(*, learner: User, now: datetime) -> int:
 
 def new_items_for(*, learner: User) -> QuerySet[QuizItem]:
     """Items of courses the learner is enrolled in that they have never answered, in course order."""
-    scheduled = RecallSchedule.objects.filter(learner=learner, item=OuterRef("pk"))
+    # A schedule without reps had its first grade undone: its item is new again.
+    scheduled = RecallSchedule.objects.filter(learner=learner, item=OuterRef("pk"), reps__gt=0)
     return (
         QuizItem.objects.filter(
             lesson__module__course__enrollments__user=learner,
@@ -218,7 +219,7 @@ def _counts_queryset(
     new = Q(state_before__reps=0)
     review = Q(state_before__state=RecallSchedule.State.REVIEW) & ~new
     schedules = RecallSchedule.objects.filter(
-        learner=learner, item__lesson__module__course_id=course
+        learner=learner, item__lesson__module__course_id=course, reps__gt=0
     )
     return (
         Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER)
@@ -236,7 +237,11 @@ def _counts_queryset(
             ),
             new_available=_count(
                 QuizItem.objects.filter(lesson__module__course_id=course).filter(
-                    ~Exists(RecallSchedule.objects.filter(learner=learner, item=OuterRef("pk")))
+                    ~Exists(
+                        RecallSchedule.objects.filter(
+                            learner=learner, item=OuterRef("pk"), reps__gt=0
+                        )
+                    )
                 )
             ),
         )
@@ -331,7 +336,7 @@ def _due_card_queryset(
         item__lesson__module__course_id__in=reviewing,
     )
     return (
-        RecallSchedule.objects.filter(learner_id=learner_id)
+        RecallSchedule.objects.filter(learner_id=learner_id, reps__gt=0)
         .filter(learning | review)
         .order_by("due", "id")
         .values_list(*[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"))[:1]
@@ -430,7 +435,7 @@ def next_card_at(*, learner: User, now: datetime) -> datetime | None:
     """When the learner's next card can be shown, limits aside (None: nothing scheduled yet):
     a review card from the start of its local due day, a learning step within the learn-ahead
     window of its due time. One query on (learner, due)."""
-    first = RecallSchedule.objects.filter(learner=learner).aggregate(
+    first = RecallSchedule.objects.filter(learner=learner, reps__gt=0).aggregate(
         review=Min("due", filter=Q(state=RecallSchedule.State.REVIEW)),
         learning=Min("due", filter=Q(state__in=LEARNING_STATES)),
     )

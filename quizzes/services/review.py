@@ -13,6 +13,7 @@ from typing import NotRequired, TypedDict, Unpack
 
 from django.db import IntegrityError, transaction
 
+from accounts.local_day import day_bounds_at
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
 from quizzes.services import fsrs_adapter
@@ -23,7 +24,11 @@ class StaleCard(Exception):
 
 
 class NothingToUndo(Exception):
-    """The learner has no grade left that can be undone."""
+    """The learner has no grade left today that can be undone."""
+
+
+class UndoRaced(Exception):
+    """Another undo (a second tab, a double click) undid this grade first."""
 
 
 def _validate_rating(rating: int) -> int:
@@ -169,29 +174,40 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
                 )
         except IntegrityError:
             schedule = _locked_schedule(learner=learner, item=item)
-            return FirstGrade(log=_replay_or_stale(schedule, token), created=False)
+            replayed = ReviewLog.objects.filter(schedule=schedule, idempotency_key=token).first()
+            if replayed is not None or schedule.reps:
+                return FirstGrade(log=replayed or _replay_or_stale(schedule, token), created=False)
+            # Its first grade was undone: the item is new again, and this is its first grade.
         schedule.item = item
         log = _grade_locked_with(schedule, token, grade, default_source=ReviewLog.Source.LESSON)
         return FirstGrade(log=log, created=True)
 
 
 def review_undo(*, learner: User, now: datetime) -> ReviewLog:
-    """Undo the learner's latest session grade not yet undone: the schedule returns to its state
-    before it.
+    """Undo the learner's latest session grade of today (their local day) not yet undone: the
+    schedule returns to its state before it. Undoing an item's first grade returns the item to
+    new (its schedule stays, since its logs point to it, with no reps: the queue offers it as new).
 
-    The review log stays as it was written; a ReviewUndo row records the undo.
+    The review log stays as it was written; a ReviewUndo row records the undo. Raises
+    NothingToUndo when no grade of today is left, UndoRaced when a concurrent undo took it.
     """
+    day_start, _ = day_bounds_at(
+        now=now, time_zone=learner.tz, day_start_hour=learner.day_start_hour
+    )
     with transaction.atomic():
         # Undo belongs to the review session: a lesson answer is not a session grade.
         log = (
-            ReviewLog.objects.filter(learner=learner, undo__isnull=True)
+            ReviewLog.objects.filter(learner=learner, undo__isnull=True, reviewed_at__gte=day_start)
             .exclude(source=ReviewLog.Source.LESSON)
             .order_by("-reviewed_at", "-id")
             .first()
         )
         if log is None:
-            raise NothingToUndo("no grade to undo")
+            raise NothingToUndo("no grade of today to undo")
         schedule = _locked_schedule(learner=learner, pk=log.schedule_id)
+        # Read under the schedule's lock: a concurrent undo of this grade has committed by now.
+        if ReviewUndo.objects.filter(log=log).exists():
+            raise UndoRaced(f"review {log.pk} was undone by another request")
         before = log.state_before
         card = fsrs_adapter.card_from_state_json(before, card_id=schedule.pk)
         fsrs_adapter.card_to_schedule(card, schedule)

@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.text import Truncator
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
@@ -31,6 +32,7 @@ from quizzes.services.review import (
     Grade,
     NothingToUndo,
     StaleCard,
+    UndoRaced,
     review_grade,
     review_undo,
     schedule_start,
@@ -171,9 +173,13 @@ def undo(request: AuthenticatedHttpRequest) -> HttpResponse:
     now = timezone.now()
     try:
         log = review_undo(learner=request.user, now=now)
-        notice = f"Undid your grade of “{Truncator(log.item.prompt).words(12)}”."
+        notice = _("Undid your grade of “%(prompt)s”.") % {
+            "prompt": Truncator(log.item.prompt).words(12)
+        }
     except NothingToUndo:
-        notice = "There is no grade to undo."
+        notice = _("There is no grade of today left to undo.")
+    except UndoRaced:
+        notice = _("That grade was already undone in another tab or window.")
     if not request.htmx:
         messages.info(request, notice)
         return redirect("quizzes:session")

@@ -84,3 +84,33 @@ def test_concurrent_first_answer_creates_one_schedule(learner):
     assert len(set(results)) == 1
     assert RecallSchedule.objects.count() == 1
     assert ReviewLog.objects.count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_undos_undo_one_grade_and_tell_the_other(learner):
+    """Two undos at once (a double click, two tabs): one undoes the latest grade, the other is
+    told it was already undone; the grade before it stays as it was."""
+    from quizzes.models import ReviewUndo
+    from quizzes.services.review import UndoRaced, review_undo
+
+    c = course_with_items(learner=learner)
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    schedule = RecallSchedule.objects.get()
+    now = schedule.due + timedelta(hours=1)
+    first = review_grade(
+        learner=learner, schedule_id=schedule.pk, card_token=schedule.card_token, rating=3, now=now
+    )
+    schedule.refresh_from_db()
+    second = review_grade(
+        learner=learner, schedule_id=schedule.pk, card_token=schedule.card_token, rating=1,
+        now=now + timedelta(minutes=1),
+    )  # fmt: skip
+    later = now + timedelta(minutes=2)
+    results, errors = _race(4, lambda: review_undo(learner=learner, now=later).pk)
+    assert results == [second.pk]
+    assert len(errors) == 3 and all(isinstance(e, UndoRaced) for e in errors)
+    assert list(ReviewUndo.objects.values_list("log_id", flat=True)) == [second.pk]
+    schedule.refresh_from_db()
+    assert schedule.reps == 2 and schedule.due == datetime.fromisoformat(second.state_before["due"])
+    assert not ReviewUndo.objects.filter(log=first).exists()

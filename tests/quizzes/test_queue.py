@@ -70,11 +70,11 @@ def test_learning_steps_use_a_learn_ahead_window():
     learner = UserFactory(time_zone="UTC", day_start_hour=0)
     c = course_with_items(learner=learner, daily_new_limit=0)
     soon = RecallScheduleFactory(
-        learner=learner, item=c.mc, state=RecallSchedule.State.LEARNING,
+        learner=learner, item=c.mc, state=RecallSchedule.State.LEARNING, reps=1,
         due=NOW + timedelta(minutes=5),
     )  # fmt: skip
     RecallScheduleFactory(
-        learner=learner, item=c.numeric, state=RecallSchedule.State.RELEARNING,
+        learner=learner, item=c.numeric, state=RecallSchedule.State.RELEARNING, reps=3,
         due=NOW + timedelta(minutes=21),
     )  # fmt: skip
     queue = due_queue_for(learner=learner, now=NOW)
@@ -118,7 +118,7 @@ def test_learning_steps_do_not_count_against_the_review_limit():
     reviewed = review_card(learner=learner, item=c.mc, due=NOW - timedelta(days=1))
     review_card(learner=learner, item=c.numeric, due=NOW - timedelta(days=1))
     learning = RecallScheduleFactory(
-        learner=learner, item=c.recall, state=RecallSchedule.State.LEARNING, step=0,
+        learner=learner, item=c.recall, state=RecallSchedule.State.LEARNING, step=0, reps=1,
         due=NOW - timedelta(minutes=1),
     )  # fmt: skip
     # A lapse: the review card goes to relearning, due again in 10 minutes.
@@ -280,8 +280,9 @@ def _counts_reference(*, learner, now):  # type: ignore[no-untyped-def]
     from quizzes.selectors.queue import LEARN_AHEAD
 
     day_start, day_end = local_day_bounds(learner=learner, now=now)
+    # A schedule without reps (its first grade undone) is a new item again.
     scheduled = set(
-        RecallSchedule.objects.filter(learner=learner).values_list("item_id", flat=True)
+        RecallSchedule.objects.filter(learner=learner, reps__gt=0).values_list("item_id", flat=True)
     )
     due = new = reviews_today = new_today = 0
     for course_id, review_limit, new_limit in Enrollment.objects.filter(
@@ -301,7 +302,7 @@ def _counts_reference(*, learner, now):  # type: ignore[no-untyped-def]
             1 for log in logs if log.state_before["reps"] != 0 and log.state_before["state"] == 2
         )
         schedules = RecallSchedule.objects.filter(
-            learner=learner, item__lesson__module__course_id=course_id
+            learner=learner, item__lesson__module__course_id=course_id, reps__gt=0
         )
         review_due = sum(1 for s in schedules if s.state == 2 and s.due < day_end)
         learning_due = sum(1 for s in schedules if s.state != 2 and s.due <= now + LEARN_AHEAD)
@@ -357,6 +358,7 @@ def test_one_statement_counts_match_a_plain_reference(seed, django_assert_num_qu
                     learner=learner,
                     item=item,
                     state=rng.choice(list(RecallSchedule.State)),
+                    reps=rng.choice([0, 1, 1, 3]),
                     due=NOW + timedelta(minutes=rng.randint(-72 * 60, 48 * 60)),
                 )
                 for _ in range(rng.randint(0, 3)):
@@ -380,7 +382,9 @@ def test_one_statement_counts_match_a_plain_reference(seed, django_assert_num_qu
             expected = _counts_reference(learner=learner, now=now)
             with django_assert_num_queries(1):
                 got = queue_counts_for(learner=learner, now=now)
-            assert (got.due_count, got.new_count, got.reviews_today, got.new_today) == expected
+            assert (got.due_count, got.new_count, got.reviews_today, got.new_today) == expected, (
+                got.courses
+            )
             compared += any(expected)
     assert compared  # the data gave the counts something to count
 

@@ -196,6 +196,64 @@ def test_new_items_come_after_due_and_are_graded_in_session(client, learner):
     assert ReviewLog.objects.count() == 1
 
 
+def test_undo_is_bounded_to_todays_grades_most_recent_first(client, learner):
+    """Undo takes back today's session grades, latest first; yesterday's stay (the page says
+    none is left)."""
+    c = course_with_items(learner=learner, daily_new_limit=0)
+    for item in (c.mc, c.recall):
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=3, now=T0)
+    client.force_login(learner)
+    first, second = RecallSchedule.objects.order_by("id")
+    yesterday = T0 + timedelta(days=20)
+    today = yesterday + timedelta(days=1)
+
+    def grade(schedule: RecallSchedule, at: datetime) -> None:
+        schedule.refresh_from_db()
+        with time_machine.travel(at, tick=False):
+            client.post(
+                reverse("quizzes:grade"),
+                {"schedule_id": schedule.pk, "card_token": str(schedule.card_token), "rating": 3},
+                **HTMX,
+            )
+
+    grade(first, yesterday)
+    grade(second, today)
+    grade(first, today + timedelta(minutes=1))
+    undone = []
+    with time_machine.travel(today + timedelta(minutes=5), tick=False):
+        for _ in range(3):
+            html = client.post(reverse("quizzes:undo"), **HTMX).content.decode()
+            undone.append(html)
+    assert "Undid your grade of “Which are memory?”" in undone[0]
+    assert f"Undid your grade of “{c.recall.prompt}”" in undone[1]
+    assert "There is no grade of today left to undo." in undone[2]
+    assert ReviewUndo.objects.count() == 2
+    assert not ReviewUndo.objects.filter(log__reviewed_at=yesterday).exists()
+
+
+def test_undoing_a_new_items_first_grade_makes_it_new_again(client, learner):
+    """A new item graded in the session and undone is new again: offered as new, counted as
+    new, and grading it again is its first grade."""
+    c = course_with_items(learner=learner, daily_new_limit=5)
+    client.force_login(learner)
+    html = client.get(reverse("quizzes:session")).content.decode()
+    assert "(0 due, 3 new)" in html
+    token = re.search(r'name="token" value="([0-9a-f-]{36})"', html).group(1)
+    client.post(
+        reverse("quizzes:grade"), {"item_id": c.mc.pk, "card_token": token, "rating": 3}, **HTMX
+    )
+    html = client.post(reverse("quizzes:undo"), **HTMX).content.decode()
+    assert "Undid your grade" in html and "(0 due, 3 new)" in html
+    assert f'name="item" value="{c.mc.pk}"' in html and ">new</span>" in html
+    token = re.search(r'name="token" value="([0-9a-f-]{36})"', html).group(1)
+    html = client.post(
+        reverse("quizzes:grade"), {"item_id": c.mc.pk, "card_token": token, "rating": 3}, **HTMX
+    ).content.decode()
+    assert "(0 due, 2 new)" in html
+    assert RecallSchedule.objects.get().reps == 1
+    assert ReviewLog.objects.filter(undo__isnull=True).count() == 1
+
+
 def test_grading_another_learners_schedule_is_404(client, learner):
     """Another learner's schedule id is a 404 for grade and reveal."""
     other = UserFactory()
