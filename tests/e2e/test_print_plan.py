@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.utils import timezone
 
-from planner.capstone.services import worksheet_autosave, worksheet_submit
+from planner.capstone.services import worksheet_autosave
 from planner.capstone.worksheet_fields import WORKSHEET_TEXT_FIELDS
 from planner.models import CapstoneWorksheet, WorkloadCard
 from tests.conftest import login_in_browser
@@ -24,7 +23,8 @@ ANSWER = (
 )
 
 
-def _filled_submission(learner, course):  # type: ignore[no-untyped-def]
+def _filled_worksheet(learner, course) -> None:  # type: ignore[no-untyped-def]
+    """Every field answered and three workload cards attached, ready to submit."""
     fields = {
         name: ANSWER[: field.max_length or None]
         for name in WORKSHEET_TEXT_FIELDS
@@ -37,7 +37,6 @@ def _filled_submission(learner, course):  # type: ignore[no-untyped-def]
         for n, kind in enumerate(WorkloadCard.Kind.values)
     ]
     worksheet_autosave(worksheet=worksheet, data={}, workload_cards=cards)
-    return worksheet_submit(worksheet=worksheet, now=timezone.now())
 
 
 def _pdf_pages(pdf: bytes) -> int:
@@ -48,10 +47,13 @@ def _pdf_pages(pdf: bytes) -> int:
 @pytest.mark.parametrize("width", [1280, 375])
 def test_submission_prints_on_one_page_without_site_chrome(page, learner, width: int) -> None:  # type: ignore[no-untyped-def]
     course = course_taught_by(title="GPUs and TPUs")
-    submission = _filled_submission(learner, course)
+    _filled_worksheet(learner, course)
     page.set_viewport_size({"width": width, "height": 800})
     login_in_browser(page, learner.email)
-    page.goto(f"/capstone/submissions/{submission.pk}/")
+    page.goto(f"/capstone/courses/{course.slug}/worksheet/")
+    page.get_by_role("button", name="Submit plan").click()
+    flash = page.get_by_text("Version 1 submitted.")
+    flash.wait_for()
     assert page.get_by_test_id("automatic-check").is_visible()
     assert page.get_by_text("Chat replica 2").is_visible()
 
@@ -65,6 +67,7 @@ def test_submission_prints_on_one_page_without_site_chrome(page, learner, width:
 
     page.emulate_media(media="print")
     assert not page.get_by_role("navigation", name="Main").is_visible()
+    assert not flash.is_visible()
     assert not page.get_by_role("link", name=re.compile("Your capstone plans")).is_visible()
     assert not button.is_visible()
     assert page.get_by_test_id("automatic-check").is_visible()
