@@ -66,6 +66,24 @@ class RetentionFromCurveField(forms.FloatField):
         self.widget.choices = curve_choices(curve, current)  # type: ignore[attr-defined]
 
 
+class FieldsExcept:
+    """A form seen without one field, for the shared field template when a page draws that field
+    itself (the retention, as a fieldset of the curve's choices)."""
+
+    def __init__(self, form: forms.Form, name: str) -> None:
+        self.form = form
+        self.name = name
+
+    def non_field_errors(self) -> Any:
+        return self.form.non_field_errors()
+
+    def hidden_fields(self) -> list[forms.BoundField]:
+        return self.form.hidden_fields()
+
+    def visible_fields(self) -> list[forms.BoundField]:
+        return [f for f in self.form.visible_fields() if f.name != self.name]
+
+
 class CourseSchedulingForm(forms.Form):
     desired_retention = RetentionFromCurveField(
         label=_("Desired retention"),
@@ -93,6 +111,9 @@ class CourseSchedulingForm(forms.Form):
         field.set_curve(curve, float(current) if current is not None else None)
         if current is not None:
             self.initial["desired_retention"] = f"{float(current):.2f}"
+
+    def other_fields(self) -> FieldsExcept:
+        return FieldsExcept(self, "desired_retention")
 
 
 class RetentionChoiceForm(forms.Form):
