@@ -7,7 +7,7 @@ from typing import Any
 
 from django import forms
 from django.db import models
-from django.forms import inlineformset_factory
+from django.forms import BaseInlineFormSet, inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -211,7 +211,8 @@ class LevelForm(forms.ModelForm):
         widgets = {"description": forms.Textarea(attrs={"rows": 2})}
 
 
-LevelFormSet = inlineformset_factory(
+# Typed loosely on the form: views take any inline formset of model forms.
+LevelFormSet: type[BaseInlineFormSet[Level, Criterion, Any]] = inlineformset_factory(
     Criterion,
     Level,
     form=LevelForm,
