@@ -105,9 +105,7 @@ TEMPLATES = [
 ]
 
 # Database: SQLite embedded, PostgreSQL through DATABASE_URL (psycopg 3).
-DATABASES = {
-    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
-}
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The web process, the worker and beat share one file: wait for locks, take them up front.
