@@ -58,3 +58,26 @@ def test_answer_the_lessons_items_then_see_statistics(page, learner) -> None:  #
     assert page.locator("svg.chart").count() == 2
     expect(page.get_by_test_id("stat-streak")).to_have_text("1")
     assert not page.console_errors, page.console_errors
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_free_recall_answer_stays_beside_the_model_answer(page, learner, width) -> None:  # type: ignore[no-untyped-def]
+    """After "Show the model answer" the learner's own answer is still on screen next to it,
+    and a wrong answer's return time never reads "0 minutes"."""
+    c = course_with_items(learner=learner, learning_steps_minutes=[1, 10])
+    login_in_browser(page, learner.email)
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(c.lesson.get_absolute_url())
+    recall = page.locator(f"#item-{c.recall.pk}")
+    recall.get_by_label("Answer from memory").fill("Decode is bound by HBM bandwidth")
+    recall.get_by_role("button", name="Show the model answer").click()
+    item = page.locator(f"#item-{c.recall.pk}")
+    expect(item.get_by_test_id("own-answer")).to_contain_text("Decode is bound by HBM bandwidth")
+    expect(item).to_contain_text(c.recall.model_answer)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    item.get_by_role("button", name="Again").click()
+    feedback = page.locator(f"#item-{c.recall.pk} [data-testid=cy-feedback]")
+    expect(feedback).to_contain_text("Decode is bound by HBM bandwidth")
+    expect(feedback).to_contain_text("it comes back in")
+    assert "0 minutes" not in feedback.inner_text()
+    assert not page.console_errors, page.console_errors

@@ -94,3 +94,26 @@ def test_shortcuts_off_leaves_plain_buttons(page, learner) -> None:  # type: ign
     assert page.get_by_test_id("due-count").inner_text() == "3"
     page.get_by_test_id("grade-3").click()
     expect(page.get_by_test_id("due-count")).to_have_text("2")
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_empty_state_says_under_a_minute_and_shows_the_card_when_due(page, learner, width) -> None:  # type: ignore[no-untyped-def]
+    """Seconds before the next card can be shown the empty state says "in under a minute" (not
+    "0 minutes"), and without a reload the card appears when it falls due."""
+    from quizzes.selectors.queue import LEARN_AHEAD
+
+    c = course_with_items(learner=learner, daily_new_limit=0, learning_steps_minutes=[10])
+    schedule_start(
+        learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=1, now=timezone.now()
+    )
+    login_in_browser(page, learner.email)
+    page.set_viewport_size({"width": width, "height": 800})
+    RecallSchedule.objects.update(due=timezone.now() + LEARN_AHEAD + timedelta(seconds=4))
+    page.goto("/review/")
+    empty = page.get_by_test_id("review-empty")
+    expect(empty).to_contain_text("Your next card is due in under a minute")
+    assert "0 minutes" not in empty.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    expect(page.get_by_test_id("review-card")).to_be_visible(timeout=15_000)
+    expect(page.get_by_test_id("due-count")).to_have_text("1")
+    assert not page.console_errors, page.console_errors
