@@ -22,6 +22,7 @@ WARNING_TITLES: dict[str, Any] = {
     "sliding_window_upper_bound": _("Sliding window: an upper bound"),
     "moe_all_experts_resident": _("Mixture of experts"),
     "multimodal_activations": _("Multimodal model"),
+    "precision_not_native": _("Precision not native to this device"),
     "training_does_not_fit": _("Training does not fit"),
     "activations_not_counted": _("Activations not counted"),
     "window_too_short": _("The window is too short"),

@@ -25,6 +25,7 @@ class WarningCode(StrEnum):
     SLIDING_WINDOW_UPPER_BOUND = "sliding_window_upper_bound"
     MOE_ALL_EXPERTS_RESIDENT = "moe_all_experts_resident"
     MULTIMODAL_ACTIVATIONS = "multimodal_activations"
+    PRECISION_NOT_NATIVE = "precision_not_native"
 
 
 class Severity(StrEnum):

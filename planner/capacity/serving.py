@@ -30,7 +30,7 @@ from planner.capacity.serving_memory import (
     tensor_parallel,
     weights,
 )
-from planner.capacity.serving_notes import SERVING_NOT_MODELLED, model_notes
+from planner.capacity.serving_notes import SERVING_NOT_MODELLED, model_notes, precision_notes
 from planner.capacity.serving_pool import Pool, fit_warnings, kv_pool, largest_context
 from planner.capacity.serving_speed import Speed, decode, rounded, speed_targets
 from planner.capacity.units import bytes_per_element
@@ -170,6 +170,7 @@ def estimate_serving(inputs: ServingInputs) -> ServingEstimate:
     kv = kv_cache(inputs, trail)
     share = kv_share(kv.kv_heads, n)
     model_notes(inputs, kv.context, trail)
+    precision_notes(inputs, w.precision, trail)
     users = whole_number(inputs.users, "users", allow_zero=True)
     if users is None:
         trail.assume("users", "1 (concurrent users not given)")

@@ -46,3 +46,18 @@ def model_notes(inputs: ServingInputs, context: int | None, trail: Trail) -> Non
             Severity.WARNING,
             "A multimodal model's encoder profile depends on its image limits; the activation peak is one logged run.",
         )
+
+
+def precision_notes(inputs: ServingInputs, weight_precision: str | None, trail: Trail) -> None:
+    """Weights in a precision the device does not compute in run weight-only: they save memory,
+    not time (e.g. fp8 on an A100, T4 or TPU v5e)."""
+    acc = inputs.accelerator
+    if acc is None or weight_precision is None or acc.supports(weight_precision):
+        return
+    trail.warn(
+        WarningCode.PRECISION_NOT_NATIVE,
+        Severity.WARNING,
+        f"The {acc.name} has no {weight_precision} tensor cores: engines run such weights "
+        "weight-only (unpacked to 16-bit for each matrix multiply), so they save memory but "
+        f"compute at 16-bit speed. It computes in {', '.join(acc.precisions)}.",
+    )

@@ -236,3 +236,12 @@ def test_every_result_says_what_it_does_not_model() -> None:
     assert WarningCode.MOE_ALL_EXPERTS_RESIDENT in est.warning_codes
     gemma = run("l40s", "gemma-2-27b", weight_precision="fp8", context_tokens=8192, users=1)
     assert WarningCode.SLIDING_WINDOW_UPPER_BOUND in gemma.warning_codes
+
+
+def test_fp8_weights_on_an_a100_are_named_weight_only() -> None:
+    """No fp8 tensor cores before Ada/Hopper: the weights shrink but compute stays at bf16 speed."""
+    a100 = run("a100-80gb", "llama-3.1-8b", weight_precision="fp8", overhead_gb=2, users=1)
+    assert WarningCode.PRECISION_NOT_NATIVE in a100.warning_codes
+    assert a100.compute_ceiling_tokens_per_s == pytest.approx(312e12 / (2 * 8.03e9), abs=0.1)
+    h100 = run("h100-sxm", "llama-3.1-8b", weight_precision="fp8", overhead_gb=2, users=1)
+    assert WarningCode.PRECISION_NOT_NATIVE not in h100.warning_codes
