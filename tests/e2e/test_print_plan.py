@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils import timezone
 
-from planner.capstone.services import worksheet_autosave
+from planner.capstone.services import worksheet_autosave, worksheet_submit
 from planner.capstone.worksheet_fields import WORKSHEET_TEXT_FIELDS
 from planner.models import CapstoneWorksheet, WorkloadCard
 from tests.conftest import login_in_browser
@@ -77,3 +78,22 @@ def test_submission_prints_on_one_page_without_site_chrome(page, learner, width:
     for paper in ("A4", "Letter"):
         pdf = page.pdf(format=paper, print_background=True)
         assert _pdf_pages(pdf) == 1, f"{paper}: {_pdf_pages(pdf)} pages"
+
+
+def test_print_button_only_where_a_script_runs(browser, live_server, learner) -> None:  # type: ignore[no-untyped-def]
+    """Without scripts the button could not print, so it is not shown (the browser's own print
+    still uses the print stylesheet)."""
+    course = course_taught_by(title="GPUs and TPUs")
+    _filled_worksheet(learner, course)
+    submission = worksheet_submit(
+        worksheet=CapstoneWorksheet.objects.get(learner=learner), now=timezone.now()
+    )
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        login_in_browser(page, learner.email)
+        page.goto(f"/capstone/submissions/{submission.pk}/")
+        assert page.get_by_test_id("automatic-check").is_visible()
+        assert not page.get_by_role("button", name="Print / save as PDF").is_visible()
+    finally:
+        context.close()
