@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from courses.models import Course
-from quizzes.services.parameters import parameters_refresh
+from quizzes.services.parameters import parameters_refresh, schedules_reschedule
 
 # Training one course is well under a second per scope on the shared log; the soft limit still
 # leaves the settings' hard limit (below the broker's visibility timeout) as the backstop.
@@ -42,3 +42,16 @@ def parameters_refresh_course(course_id: int) -> list[int]:
     if course is None:
         return []
     return [p.pk for p in parameters_refresh(course=course, now=timezone.now())]
+
+
+@shared_task(
+    name="quizzes.tasks.schedules_reschedule_course",
+    queue="heavy",
+    acks_late=True,
+    soft_time_limit=PARAMETERS_SOFT_LIMIT,
+    ignore_result=True,
+)
+def schedules_reschedule_course(course_id: int) -> int:
+    """The instructor's opt-in: move the course's due dates to the parameters in force."""
+    course = Course.objects.filter(pk=course_id).first()
+    return schedules_reschedule(course=course) if course is not None else 0

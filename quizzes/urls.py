@@ -22,5 +22,10 @@ urlpatterns = [
         retention.course_parameters,
         name="course_parameters",
     ),
+    path(
+        "teaching/<slug:course_slug>/parameters/reschedule/",
+        retention.course_reschedule,
+        name="course_reschedule",
+    ),
     path("retention/<slug:course_slug>/", retention.learner_retention, name="retention"),
 ]

@@ -181,3 +181,35 @@ def parameters_refresh(
         except opt.NotEnoughReviews as exc:
             progress(f"skipped: {exc}")
     return trained
+
+
+def schedules_reschedule(*, course: Course) -> int:
+    """The instructor's opt-in after a change of parameters: replay each card's reviews through
+    the scheduler its learner now has (with the same seeded fuzz a grade uses), so its memory
+    state and its due date are as if these parameters had always scheduled it. Returns cards
+    moved. A card graded meanwhile (its reps moved) is left as the grade wrote it."""
+    histories = review_histories(course=course)
+    schedulings: dict[int, fsrs_adapter.Scheduling] = {}
+    moved = 0
+    for (learner_id, item_id), history in histories.items():
+        if learner_id not in schedulings:
+            schedulings[learner_id] = fsrs_adapter.scheduling_for(
+                course=course, learner_id=learner_id
+            )
+        card = fsrs_adapter.new_card(card_id=1, now=history[0].at)
+        for reps, review in enumerate(history):
+            seed = fsrs_adapter.fuzz_seed(learner_id=learner_id, item_id=item_id, reps=reps)
+            scheduler = fsrs_adapter.scheduler_for(course, schedulings[learner_id], seed=seed)
+            card = fsrs_adapter.review(
+                scheduler=scheduler, card=card, rating=review.rating, now=review.at
+            )
+        moved += RecallSchedule.objects.filter(
+            learner_id=learner_id, item_id=item_id, reps=len(history)
+        ).update(
+            state=int(card.state),
+            step=card.step,
+            stability=card.stability,
+            difficulty=card.difficulty,
+            due=card.due,
+        )
+    return moved

@@ -3,13 +3,16 @@ of a course's learnt parameters."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
@@ -22,6 +25,7 @@ from quizzes.selectors.retention import RetentionCurve, good_streak_intervals, r
 from quizzes.services import fsrs_adapter
 from quizzes.services.course_settings import course_scheduling_update
 from quizzes.services.retention import retention_preference_clear, retention_preference_set
+from quizzes.tasks import schedules_reschedule_course
 
 
 def _curve_chart(curve: RetentionCurve) -> BarChart:
@@ -78,6 +82,18 @@ def course_parameters(request: AuthenticatedHttpRequest, course_slug: str) -> Ht
     course = course_taught_by(slug=course_slug, user=request.user)
     summary = course_parameters_summary(course=course)
     return render(request, "quizzes/course_parameters.html", {"course": course, "summary": summary})
+
+
+@require_POST
+@instructor_required
+def course_reschedule(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+    """Opt-in: move every card's due date to the parameters in force (a job on the heavy queue)."""
+    course = course_taught_by(slug=course_slug, user=request.user)
+    transaction.on_commit(partial(schedules_reschedule_course.delay, course.pk))
+    messages.success(
+        request, _("Due dates are being moved to the parameters in force; it takes a minute.")
+    )
+    return redirect("quizzes:course_parameters", course_slug=course.slug)
 
 
 def _learner_course(request: AuthenticatedHttpRequest, course_slug: str) -> Course:

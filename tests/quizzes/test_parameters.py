@@ -134,3 +134,35 @@ def test_a_learner_or_course_with_parameter_sets_and_logs_can_be_deleted(course)
     assert not FsrsParameters.objects.filter(pk=personal.pk).exists()
     course.delete()
     assert not FsrsParameters.objects.exists() and not ReviewLog.objects.exists()
+
+
+def test_moving_due_dates_is_the_instructor_s_opt_in(course, client, instructor) -> None:  # type: ignore[no-untyped-def]
+    """Adopting a set keeps due dates; the instructor's button replays every card through the
+    parameters in force, as a grade would have, and moves its due date."""
+    from django.urls import reverse
+
+    from tests.factories import EnrollmentFactory
+
+    before = dict(RecallSchedule.objects.values_list("pk", "due"))
+    parameters_train(course=course, learner_id=None, now=NOW, weights=FORGETFUL)
+    assert dict(RecallSchedule.objects.values_list("pk", "due")) == before
+    EnrollmentFactory(course=course, user=instructor, role="instructor")
+    client.force_login(instructor)
+    response = client.post(reverse("quizzes:course_reschedule", args=[course.slug]))
+    assert response.status_code == 302
+    after = dict(RecallSchedule.objects.values_list("pk", "due"))
+    assert after != before
+    schedule = RecallSchedule.objects.order_by("pk").first()
+    assert schedule is not None
+    history = list(
+        ReviewLog.objects.filter(schedule=schedule)
+        .order_by("reviewed_at")
+        .values_list("reviewed_at", "rating")
+    )
+    last_at = history[-1][0]
+    assert schedule.last_review == last_at and schedule.due > last_at
+    stability, _ = opt.memory_states(FORGETFUL, [opt.Review(at=a, rating=r) for a, r in history])[
+        -1
+    ]
+    assert schedule.stability == pytest.approx(stability, rel=2e-3)
+    assert client.get(reverse("quizzes:course_reschedule", args=[course.slug])).status_code == 405
