@@ -31,6 +31,22 @@ class UndoRaced(Exception):
     """Another undo (a second tab, a double click) undid this grade first."""
 
 
+# A grade's duration is the time from showing the card to grading it, at most an hour (a card
+# left open over lunch says nothing about recall).
+MAX_DURATION_MS = 3_600_000
+
+
+def grade_duration_ms(*, shown_at_ms: int | None, now: datetime) -> int | None:
+    """Milliseconds from `shown_at_ms` (epoch ms, as the page that showed the card carried it)
+    to `now`, within 0 and an hour; None when the page did not say when it showed the card.
+
+    Every page that grades passes this to the grade: the review session, the lesson's items and
+    the email prompt page."""
+    if shown_at_ms is None:
+        return None
+    return min(max(int(now.timestamp() * 1000) - shown_at_ms, 0), MAX_DURATION_MS)
+
+
 def _validate_rating(rating: int) -> int:
     if int(rating) not in ReviewLog.Rating.values:
         raise ValueError(f"rating must be 1–4, not {rating!r}")

@@ -14,6 +14,7 @@ from accounts.http import AuthenticatedHttpRequest
 from courses.models import Enrollment
 from quizzes.models import QuizItem
 from quizzes.services.answers import ItemResponse, item_answer
+from quizzes.services.review import grade_duration_ms
 
 TEMPLATE = "quizzes/_check_yourself.html"
 # The learner's own free-recall answer is shown back beside the model answer, never stored;
@@ -23,6 +24,15 @@ OWN_ANSWER_MAX = 2000
 
 def _own_answer(data: QueryDict) -> str:
     return data.get("own_answer", "").strip()[:OWN_ANSWER_MAX]
+
+
+def _shown_at(data: QueryDict) -> int | None:
+    """When the page showed the item (epoch ms), carried by its forms; None if absent or bad."""
+    try:
+        value = int(data.get("shown_at", ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
 
 
 def _item_for(request: AuthenticatedHttpRequest, item_id: int) -> QuizItem:
@@ -49,7 +59,12 @@ def reveal(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
     """Free recall: show the model answer and the self-grade buttons."""
     item = _item_for(request, item_id)
     token = request.GET.get("token") or str(uuid.uuid4())
-    context = {"revealed": True, "token": token, "own_answer": _own_answer(request.GET)}
+    context = {
+        "revealed": True,
+        "token": token,
+        "own_answer": _own_answer(request.GET),
+        "shown_at": _shown_at(request.GET),
+    }
     return _respond(request, item, context)
 
 
@@ -88,14 +103,17 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
             "token": token,
             "revealed": item.kind == QuizItem.Kind.FREE_RECALL,
             "own_answer": _own_answer(request.POST),
+            "shown_at": _shown_at(request.POST),
         }
         return _respond(request, item, ctx)
+    now = timezone.now()
     result = item_answer(
         learner=request.user,
         item=item,
         response=response,
-        now=timezone.now(),
+        now=now,
         card_token=token_uuid,
+        duration_ms=grade_duration_ms(shown_at_ms=_shown_at(request.POST), now=now),
     )
     context = {"result": result, "value": response.value, "own_answer": _own_answer(request.POST)}
     return _respond(request, item, context)

@@ -33,12 +33,12 @@ from quizzes.services.review import (
     NothingToUndo,
     StaleCard,
     UndoRaced,
+    grade_duration_ms,
     review_grade,
     review_undo,
     schedule_start,
 )
 
-MAX_DURATION_MS = 3_600_000
 # The empty state reloads itself when the next card can be shown; a browser timer holds a day.
 MAX_REFRESH_SECONDS = 86_400
 
@@ -133,10 +133,7 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return HttpResponse("Choose a grade from 1 to 4.", status=400)
     now = timezone.now()
-    shown_at = form.cleaned_data["shown_at"]
-    duration_ms = (
-        min(max(int(now.timestamp() * 1000) - shown_at, 0), MAX_DURATION_MS) if shown_at else None
-    )
+    duration_ms = grade_duration_ms(shown_at_ms=form.cleaned_data["shown_at"], now=now)
     schedule_id = form.cleaned_data["schedule_id"]
     item_id = form.cleaned_data["item_id"]
     notice = ""

@@ -405,6 +405,33 @@ def test_wrong_lesson_answer_never_says_zero_minutes(client, learner):
     assert "Not quite." in html and "it comes back in 1\xa0minute." in html
 
 
+def test_lesson_answers_record_how_long_the_learner_took(client, learner):
+    """A lesson answer's grade records its duration from when the item was shown (through the
+    reveal for free recall), bounded to an hour."""
+    c = course_with_items(learner=learner)
+    client.force_login(learner)
+    with time_machine.travel(T0, tick=False):
+        page = client.get(c.lesson.get_absolute_url()).content.decode()
+        shown = re.search(r'name="shown_at" value="(\d+)"', page).group(1)
+        reveal = client.get(
+            reverse("quizzes:answer_reveal", args=[c.recall.pk]), {"shown_at": shown}, **HTMX
+        ).content.decode()
+    assert f'name="shown_at" value="{shown}"' in reveal
+    with time_machine.travel(T0 + timedelta(seconds=42), tick=False):
+        client.post(
+            reverse("quizzes:answer", args=[c.recall.pk]),
+            {"rating": "3", "shown_at": shown},
+            **HTMX,
+        )
+        client.post(
+            reverse("quizzes:answer", args=[c.numeric.pk]),
+            {"value": "11", "shown_at": str(int(T0.timestamp() * 1000) - 7_200_000)},
+            **HTMX,
+        )
+    durations = dict(ReviewLog.objects.values_list("item_id", "duration_ms"))
+    assert durations == {c.recall.pk: 42_000, c.numeric.pk: 3_600_000}
+
+
 def test_lesson_items_work_without_javascript(client, learner):
     """Without htmx the forms still work: reveal, feedback and errors come on a page of their own
     that links back to the lesson (nothing is lost in a redirect)."""
