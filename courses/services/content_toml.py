@@ -84,6 +84,9 @@ class TomlDoc:
             self.data = tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as exc:
             raise ContentError(file, _toml_line(exc), _toml_reason(exc)) from exc
+        except ValueError as exc:
+            # Python refuses to turn an integer of more than 4,300 digits into an int.
+            raise ContentError(file, None, f"a number too long to read ({exc})") from exc
         self._lines = toml_key_lines(self.text)
 
     def line(self, path: Path_) -> int | None:

@@ -27,7 +27,6 @@ from planner.capstone.services import (
     SubmissionNotAllowed,
     worksheet_autosave,
     worksheet_can_submit,
-    worksheet_get_or_create,
     worksheet_submit,
 )
 from planner.models import CapstoneWorksheet
@@ -72,9 +71,13 @@ def _worksheet_page(
 def _posted_worksheet(
     request: AuthenticatedHttpRequest, course_slug: str
 ) -> tuple[Course, CapstoneWorksheet, WorksheetForm]:
-    """The learner's draft for the course and the worksheet form bound to the POST."""
+    """The learner's draft for the course and the worksheet form bound to the POST. A first save
+    gets an unsaved draft: only a valid form writes it (worksheet_autosave), a refused one
+    leaves nothing behind."""
     course = get_object_or_404(capstone_courses_for(learner=request.user), slug=course_slug)
-    draft = worksheet_get_or_create(learner=request.user, course=course)
+    draft = worksheet_for(learner=request.user, course=course) or CapstoneWorksheet(
+        learner=request.user, course=course
+    )
     return course, draft, WorksheetForm(request.POST, instance=draft, learner=request.user)
 
 

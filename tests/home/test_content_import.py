@@ -283,6 +283,24 @@ def test_broken_content_fails_with_file_line_and_reason_and_changes_nothing(
     assert database_snapshot() == before
 
 
+def test_an_integer_too_long_to_read_is_refused_naming_the_file(
+    course: Course, course_folder: Path
+) -> None:
+    """Past Python's 4,300-digit limit tomllib raises a bare ValueError: the import still exits
+    with one line naming the file, and writes nothing."""
+    manifest = course_folder / "course.toml"
+    manifest.write_text(
+        manifest.read_text().replace("daily_new_limit = 20", "daily_new_limit = " + "9" * 4301)
+    )
+    before = database_snapshot()
+
+    with pytest.raises(CommandError) as failure:
+        run_import(course_folder)
+
+    assert f"{manifest}: a number too long to read" in str(failure.value)
+    assert database_snapshot() == before
+
+
 def test_reimport_after_edit_updates_lesson_and_keeps_learner_data(
     course: Course, course_folder: Path
 ) -> None:

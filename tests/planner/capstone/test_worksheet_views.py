@@ -101,6 +101,23 @@ def test_autosave_with_a_bad_number_names_the_field(client, learner) -> None:  #
     assert "Not saved: GPU memory (GB)" in response.content.decode()
 
 
+@pytest.mark.parametrize("htmx", [True, False])
+def test_a_refused_first_save_writes_no_draft(client, learner, htmx: bool) -> None:  # type: ignore[no-untyped-def]
+    """A learner's first save with a number out of range answers with the field's error and
+    leaves no empty draft behind; the next valid save creates it."""
+    course = CourseFactory()
+    EnrollmentFactory(user=learner, course=course)
+    client.force_login(learner)
+    url = reverse("capstone:worksheet_save", args=[course.slug])
+    headers = {"HX-Request": "true"} if htmx else {}
+
+    client.post(url, form_data(context_tokens="2000000000"), headers=headers)
+    assert not CapstoneWorksheet.objects.filter(learner=learner).exists()
+
+    client.post(url, form_data(), headers=headers)
+    assert CapstoneWorksheet.objects.get(learner=learner).feature
+
+
 def test_submit_creates_a_version_and_redirects_to_it(client, learner) -> None:  # type: ignore[no-untyped-def]
     course = CourseFactory()
     EnrollmentFactory(user=learner, course=course)
