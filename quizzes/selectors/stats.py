@@ -132,6 +132,9 @@ def streak_for(*, learner: User, now: datetime) -> tuple[int, bool]:
         kept_logs()
         .filter(learner=learner, reviewed_at__gte=since)
         .annotate(day=_local_date("reviewed_at", learner))
+        # No ordering: the model's (reviewed_at, id) would join the DISTINCT and return every
+        # log instead of one row per day.
+        .order_by()
         .values_list("day", flat=True)
         .distinct()
     )
