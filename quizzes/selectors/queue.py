@@ -373,11 +373,19 @@ def _new_item_queryset(*, learner_id: int, item_id: int) -> QuerySet[Any]:
     )
 
 
+def _locked_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
+    # Lock only the schedule row, not the joined item, lesson, module and course rows.
+    return _schedule_card_queryset(
+        learner_id=learner_id, schedule_id=schedule_id
+    ).select_for_update(of=("self",))
+
+
 _DUE_CARD = PreparedQuery(_due_card_queryset)
 _NEW_CARD = PreparedQuery(_new_card_queryset)
 _CHOICES = PreparedQuery(_choices_queryset)
 _SCHEDULE_CARD = PreparedQuery(_schedule_card_queryset)
 _NEW_ITEM = PreparedQuery(_new_item_queryset)
+_LOCKED_SCHEDULE = PreparedQuery(_locked_schedule_queryset)
 
 
 def _schedule_card(row: tuple[Any, ...]) -> QueueCard:
@@ -460,3 +468,14 @@ def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> 
     if not rows:
         raise QuizItem.DoesNotExist("no such new item for this learner")
     return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
+
+
+def schedule_for_update(*, learner: User, schedule_id: int) -> RecallSchedule:
+    """The learner's schedule with its item, lesson, module and course, its row locked until the
+    caller's transaction ends (one prepared statement; raises RecallSchedule.DoesNotExist)."""
+    rows = _LOCKED_SCHEDULE.rows(learner_id=learner.pk, schedule_id=schedule_id)
+    if not rows:
+        raise RecallSchedule.DoesNotExist("no such schedule of this learner")
+    schedule = _schedule_card(rows[0]).schedule
+    assert schedule is not None
+    return schedule

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from accounts.local_day import day_bounds_at
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
+from quizzes.selectors.queue import schedule_for_update
 from quizzes.services import fsrs_adapter
 
 
@@ -158,7 +159,7 @@ def review_grade(*, learner: User, schedule_id: int, **grade: Unpack[Grade]) -> 
     token = uuid.UUID(str(grade["card_token"]))
     _validate_rating(grade["rating"])
     with transaction.atomic():
-        schedule = _locked_schedule(learner=learner, pk=schedule_id)
+        schedule = schedule_for_update(learner=learner, schedule_id=schedule_id)
         if schedule.card_token != token:
             return _replay_or_stale(schedule, token)
         return _grade_locked_with(schedule, token, grade, default_source=ReviewLog.Source.REVIEW)
