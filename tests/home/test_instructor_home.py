@@ -88,10 +88,15 @@ def test_instructor_home_lists_waiting_plans_claims_struggles_and_digests(
 
 
 def test_a_learner_keeps_their_dashboard(client: Client, learner) -> None:
+    """With a link per course to choose their own retention from its workload curve."""
+    enrollment = EnrollmentFactory(user=learner)
     client.force_login(learner)
     page = client.get(reverse("dashboard")).content.decode()
     assert "Nothing is due" in page and "Your capstone plans" in page
     assert "Plans waiting to be graded" not in page
+    retention = reverse("quizzes:retention", kwargs={"course_slug": enrollment.course.slug})
+    assert f'href="{retention}"' in page
+    assert client.get(retention).status_code == 200
 
 
 def test_an_instructor_with_nothing_to_do_is_told_what_each_panel_will_show(
