@@ -11,9 +11,7 @@ from pathlib import Path
 
 import django_stubs_ext
 import environ
-from celery.schedules import crontab
 from django.utils.csp import CSP
-from kombu import Exchange, Queue
 
 from core.secret_key import development_secret_key
 
@@ -245,57 +243,8 @@ SECURE_CSP = {
     "frame-ancestors": [CSP.NONE],
 }
 
-# Celery. Embedded default: the filesystem transport under var/celery (no server needed).
-if REDIS_URL:
-    CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
-else:
-    CELERY_BROKER_URL = "filesystem://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(VAR_DIR / "celery" / "queue"),
-        "data_folder_out": str(VAR_DIR / "celery" / "queue"),
-        "processed_folder": str(VAR_DIR / "celery" / "processed"),
-        "control_folder": str(VAR_DIR / "celery" / "control"),
-        "store_processed": False,
-    }
-CELERY_TASK_IGNORE_RESULT = True
-CELERY_RESULT_BACKEND = None
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TASK_SERIALIZER = "json"
-CELERY_RESULT_SERIALIZER = "json"
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Both limits stay well below the broker's visibility timeout (3600 s), so a task is never
-# redelivered to a second worker while the first is still running it.
-CELERY_TASK_SOFT_TIME_LIMIT = 240
-CELERY_TASK_TIME_LIMIT = 300
-CELERY_TASK_DEFAULT_QUEUE = "default"
-# Patient batch work never queues in front of impatient work: the daily digests (reminders),
-# notifications such as released grades (email), and heavy jobs each have their own queue.
-CELERY_TASK_QUEUES = tuple(
-    Queue(name, Exchange(name, type="direct"), routing_key=name)
-    for name in ("default", "reminders", "email", "heavy")
-)
-CELERY_TASK_DEFAULT_EXCHANGE = "default"
-CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
-CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
-# Digests per send task: one SMTP connection each, well inside the task's time limit.
-REMINDER_DIGEST_CHUNK = env.int("REMINDER_DIGEST_CHUNK", default=500)
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    "reminders-scan": {
-        "task": "reminders.tasks.reminders_scan",
-        "schedule": env.float("REMINDER_SCAN_SECONDS", default=300.0),
-        "options": {"queue": "default", "expires": 240},
-    },
-    # Learnt FSRS parameters: candidates for grown scopes, adopted only when they score better.
-    "parameters-nightly": {
-        "task": "quizzes.tasks.parameters_nightly",
-        "schedule": crontab(hour=3, minute=17),
-        "options": {"queue": "heavy", "expires": 3600},
-    },
-}
+# Celery (broker, queues, limits, the beat schedule) in its own module, from the same environment.
+from config.celery_settings import *  # noqa: E402, F403
 
 LOGGING = {
     "version": 1,
