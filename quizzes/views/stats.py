@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
@@ -12,8 +12,10 @@ from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses.selectors import course_taught_by, courses_taught_by
 from quizzes.charts import BarChart, bar_chart
+from quizzes.models import RecallSchedule
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.selectors.course_stats import course_stats as course_stats_for
+from quizzes.selectors.history import item_history_for, recently_reviewed_items_for
 from quizzes.selectors.stats import WeekRate, learner_stats
 
 
@@ -52,6 +54,7 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
             "forecast_chart": forecast_chart,
             "history_chart": history_chart,
             "taught": list(courses_taught_by(user=request.user).only("slug", "title")),
+            "recent_items": recently_reviewed_items_for(learner=request.user),
         },
     )
 
@@ -72,3 +75,15 @@ def course_stats(request: AuthenticatedHttpRequest, course_slug: str) -> HttpRes
             "leech_lapses": LEECH_LAPSES,
         },
     )
+
+
+@require_GET
+@login_required
+def item_history(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
+    """Every grade of one of the learner's items: interval and recall probability (another
+    learner's item, or one never answered, is a 404)."""
+    try:
+        history = item_history_for(learner=request.user, item_id=item_id)
+    except RecallSchedule.DoesNotExist as exc:
+        raise Http404("No review history for this item.") from exc
+    return render(request, "quizzes/item_history.html", {"history": history})

@@ -411,6 +411,7 @@ def test_stats_page_runs_a_constant_number_of_queries(client, learner):
         item = QuizItemFactory(lesson=c.lesson)
         schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=NOW)
     assert queries() == small
-    # Session, user, due counts, mature reviews, streak, forecast, history, modules, strength,
-    # courses taught, the role (13 before the due counts and the forecast were one query each).
+    # Session, user, due counts, review days with the mature reviews (one query), forecast,
+    # history, modules, strength, courses taught, recently reviewed items, the role (13 before
+    # the due counts and the forecast were one query each).
     assert small <= 11

@@ -254,6 +254,48 @@ def test_undoing_a_new_items_first_grade_makes_it_new_again(client, learner):
     assert ReviewLog.objects.filter(undo__isnull=True).count() == 1
 
 
+def test_item_history_from_a_reveal_and_the_stats_page(client, learner):
+    """After a reveal and on the statistics page the learner can open an item's history: every
+    grade with the interval it gave and the recall probability when it was made; undone grades
+    are marked; another learner cannot open it."""
+    c = course_with_items(learner=learner, daily_new_limit=0)
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    schedule = RecallSchedule.objects.get()
+    client.force_login(learner)
+    later = schedule.due + timedelta(days=1)
+    with time_machine.travel(later, tick=False):
+        reveal = client.get(
+            reverse("quizzes:session"),
+            {"reveal": 1, "schedule": schedule.pk, "token": str(schedule.card_token)},
+            **HTMX,
+        ).content.decode()
+        history_url = reverse("quizzes:item_history", args=[c.recall.pk])
+        assert f'href="{history_url}"' in reveal
+        client.post(
+            reverse("quizzes:grade"),
+            {"schedule_id": schedule.pk, "card_token": str(schedule.card_token), "rating": 1},
+            **HTMX,
+        )
+        schedule.refresh_from_db()
+        client.post(
+            reverse("quizzes:grade"),
+            {"schedule_id": schedule.pk, "card_token": str(schedule.card_token), "rating": 3},
+            **HTMX,
+        )
+        client.post(reverse("quizzes:undo"), **HTMX)
+        stats = client.get(reverse("quizzes:stats")).content.decode()
+        assert f'href="{history_url}"' in stats
+        html = client.get(history_url).content.decode()
+    table = html[html.index('data-testid="item-history"') :]
+    rows = re.findall(r"<tr[^>]*>\s*<th scope=\"row\">", table)
+    assert len(rows) == 3
+    assert "first grade" in table and "Again" in table and "Good" in table
+    assert re.search(r"\d+%", table)  # the recall probability of the second grade
+    assert table.count(">undone<") == 1
+    client.force_login(UserFactory())
+    assert client.get(history_url).status_code == 404
+
+
 def test_grading_another_learners_schedule_is_404(client, learner):
     """Another learner's schedule id is a 404 for grade and reveal."""
     other = UserFactory()

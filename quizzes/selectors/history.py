@@ -1,0 +1,88 @@
+"""One item's review history for its learner: every grade, the interval it gave, and how likely
+recall was when it was made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Max
+
+from accounts.models import User
+from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.services import fsrs_adapter
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    reviewed_at: datetime
+    rating: str
+    source: str
+    interval: str  # until the next review it scheduled, as the grade buttons say it
+    retrievability: float | None  # FSRS probability of recall when graded; None on a first grade
+    duration_ms: int | None
+    undone: bool
+
+
+@dataclass(frozen=True)
+class ItemHistory:
+    item: QuizItem
+    schedule: RecallSchedule
+    entries: list[HistoryEntry]
+
+
+def item_history_for(*, learner: User, item_id: int) -> ItemHistory:
+    """Every grade of the learner's item, oldest first (two queries). Raises
+    RecallSchedule.DoesNotExist when the learner has no schedule for it (another learner's
+    item is not found either)."""
+    schedule = RecallSchedule.objects.select_related("item__lesson__module__course").get(
+        learner=learner, item_id=item_id
+    )
+    # FSRS-6's default weights with the course's settings, as the statistics use: reproducible.
+    scheduler = fsrs_adapter.scheduler_for(schedule.item.lesson.module.course)
+    logs = (
+        ReviewLog.objects.filter(schedule=schedule)
+        .select_related("undo")
+        .order_by("reviewed_at", "id")
+    )
+    entries = []
+    for log in logs:
+        before, after = log.state_before, log.state_after
+        retrievability = None
+        if before.get("stability") is not None and before.get("last_review"):
+            card = fsrs_adapter.card_from_state_json(before, card_id=schedule.pk)
+            retrievability = scheduler.get_card_retrievability(
+                card, current_datetime=fsrs_adapter.to_utc(log.reviewed_at)
+            )
+        interval = datetime.fromisoformat(after["due"]) - log.reviewed_at
+        entries.append(
+            HistoryEntry(
+                reviewed_at=log.reviewed_at,
+                rating=log.get_rating_display(),
+                source=log.get_source_display(),
+                interval=fsrs_adapter.interval_label(interval),
+                retrievability=retrievability,
+                duration_ms=log.duration_ms,
+                undone=hasattr(log, "undo"),
+            )
+        )
+    return ItemHistory(item=schedule.item, schedule=schedule, entries=entries)
+
+
+@dataclass(frozen=True)
+class ReviewedItem:
+    item_id: int
+    prompt: str
+    last_reviewed_at: datetime
+
+
+def recently_reviewed_items_for(*, learner: User, limit: int = 10) -> list[ReviewedItem]:
+    """The learner's most recently graded items, latest first, to open their histories (one
+    query)."""
+    rows = (
+        ReviewLog.objects.filter(learner=learner)
+        .values("item_id", "item__prompt")
+        .annotate(last=Max("reviewed_at"))
+        .order_by("-last", "item_id")[:limit]
+    )
+    return [ReviewedItem(row["item_id"], row["item__prompt"], row["last"]) for row in rows]
