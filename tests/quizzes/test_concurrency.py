@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.services.review import review_grade, schedule_start
@@ -107,9 +108,38 @@ def test_concurrent_undos_undo_one_grade_and_tell_the_other(learner):
         now=now + timedelta(minutes=1),
     )  # fmt: skip
     later = now + timedelta(minutes=2)
-    results, errors = _race(4, lambda: review_undo(learner=learner, now=later).pk)
+    results: list[int] = []
+    errors: list[BaseException] = []
+
+    def undo() -> None:
+        try:
+            results.append(review_undo(learner=learner, now=later).pk)
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    # Hold the schedule's row lock until both undos have chosen the latest grade and wait for
+    # the lock: they then race for the same grade, as a double click does.
+    threads = [threading.Thread(target=undo) for _ in range(2)]
+    with transaction.atomic():
+        RecallSchedule.objects.select_for_update().get(pk=schedule.pk)
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND datname = current_database()"
+                )
+                if cursor.fetchone()[0] >= 2:
+                    break
+            time.sleep(0.05)
+    for t in threads:
+        t.join()
     assert results == [second.pk]
-    assert len(errors) == 3 and all(isinstance(e, UndoRaced) for e in errors)
+    assert len(errors) == 1 and isinstance(errors[0], UndoRaced)
     assert list(ReviewUndo.objects.values_list("log_id", flat=True)) == [second.pk]
     schedule.refresh_from_db()
     assert schedule.reps == 2 and schedule.due == datetime.fromisoformat(second.state_before["due"])
