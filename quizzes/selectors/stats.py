@@ -175,6 +175,10 @@ def _days_and_mature_reviews(*, learner: User) -> tuple[set[date], int, int]:
     return days, n, passed
 
 
+def _as_date(value: date | datetime) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
 def retention_history_for(
     *,
     learner: User | None = None,
@@ -182,27 +186,39 @@ def retention_history_for(
     now: datetime,
     weeks: int = HISTORY_WEEKS,
 ) -> list[WeekRate]:
-    """Pass rate per week of reviews of cards in Review state (the first review of each interval)."""
-    this_monday = now.date() - timedelta(days=now.weekday())
-    first = this_monday - timedelta(weeks=weeks - 1)
-    logs = kept_logs().filter(
-        reviewed_at__date__gte=first, state_before__state=RecallSchedule.State.REVIEW
-    )
+    """Pass rate per week of reviews of cards in Review state (the first review of each interval).
+
+    A learner's weeks are of their local learning days (Monday's starts at their day-start hour
+    in their zone); a course's, of UTC days."""
+    week: Any
     if learner is not None:
-        logs = logs.filter(learner=learner)
+        day_start, _ = local_day_bounds(learner=learner, now=now)
+        today = day_start.date()
+        this_monday = today - timedelta(days=today.weekday())
+        first = this_monday - timedelta(weeks=weeks - 1)
+        since = day_start - timedelta(days=(today - first).days)
+        logs = kept_logs().filter(learner=learner, reviewed_at__gte=since)
+        week = TruncWeek(_local_date("reviewed_at", learner), output_field=DateField())
+    else:
+        this_monday = now.date() - timedelta(days=now.weekday())
+        first = this_monday - timedelta(weeks=weeks - 1)
+        logs = kept_logs().filter(reviewed_at__date__gte=first)
+        week = TruncWeek("reviewed_at")
+    logs = logs.filter(state_before__state=RecallSchedule.State.REVIEW)
     if course is not None:
         logs = logs.filter(item__lesson__module__course=course)
     rows = (
-        logs.annotate(week=TruncWeek("reviewed_at"))
+        logs.annotate(week=week)
+        .order_by()
         .values("week")
         .annotate(n=Count("id"), passed=Count("id", filter=Q(rating__gt=ReviewLog.Rating.AGAIN)))
     )
-    by_week = {row["week"].date(): (row["n"], row["passed"]) for row in rows}
+    by_week = {_as_date(row["week"]): (row["n"], row["passed"]) for row in rows}
     out = []
     for i in range(weeks):
-        start = first + timedelta(weeks=i)
-        n, passed = by_week.get(start, (0, 0))
-        out.append(WeekRate(week_start=start, reviews=n, passed=passed))
+        week_start = first + timedelta(weeks=i)
+        n, passed = by_week.get(week_start, (0, 0))
+        out.append(WeekRate(week_start=week_start, reviews=n, passed=passed))
     return out
 
 

@@ -18,7 +18,13 @@ from quizzes.selectors.stats import learner_stats, streak_for
 from quizzes.services import fsrs_adapter
 from quizzes.services.course_settings import course_scheduling_update
 from quizzes.services.review import review_grade, schedule_start
-from tests.factories import CourseFactory, EnrollmentFactory, QuizItemFactory, UserFactory
+from tests.factories import (
+    CourseFactory,
+    EnrollmentFactory,
+    QuizItemFactory,
+    RecallScheduleFactory,
+    UserFactory,
+)
 from tests.quizzes.factories import course_with_items
 
 pytestmark = pytest.mark.django_db
@@ -415,3 +421,27 @@ def test_stats_page_runs_a_constant_number_of_queries(client, learner):
     # history, modules, strength, courses taught, recently reviewed items, the role (13 before
     # the due counts and the forecast were one query each).
     assert small <= 11
+
+
+def test_retention_history_weeks_are_the_learners_local_weeks():
+    """A review at 20:00 UTC on Sunday is 05:00 on Monday in Tokyo (day start 04:00): it counts in
+    the learner's new week, not the UTC week before; at 03:00 Tokyo it is still Sunday's."""
+    from quizzes.models import ReviewLog
+    from quizzes.selectors.stats import retention_history_for
+
+    learner = UserFactory(time_zone="Asia/Tokyo", day_start_hour=4)
+    c = course_with_items(learner=learner)
+    schedule = RecallScheduleFactory(learner=learner, item=c.recall, due=NOW)
+    sunday_evening_utc = datetime(2026, 6, 7, 20, 0, tzinfo=UTC)  # Monday 05:00 in Tokyo
+    sunday_night_utc = datetime(2026, 6, 7, 18, 0, tzinfo=UTC)  # Monday 03:00: still Sunday's
+    for at, rating in ((sunday_evening_utc, 3), (sunday_night_utc, 1)):
+        ReviewLog.objects.create(
+            schedule=schedule, learner=learner, item=c.recall, rating=rating, reviewed_at=at,
+            idempotency_key=uuid.uuid4(), state_before={"state": 2, "reps": 3},
+            state_after={"state": 2, "reps": 4},
+        )  # fmt: skip
+    weeks = {
+        w.week_start: (w.reviews, w.passed) for w in retention_history_for(learner=learner, now=NOW)
+    }
+    assert weeks[datetime(2026, 6, 8).date()] == (1, 1)
+    assert weeks[datetime(2026, 6, 1).date()] == (1, 0)
