@@ -97,6 +97,9 @@ class RecallSchedule(models.Model):
     # Idempotency key of the card as last shown: a grade must carry it, and grading rotates it,
     # so a double click, a second tab or a retried request advances the schedule once.
     card_token = models.UUIDField(default=uuid.uuid4)
+    # A leech (lapsed again and again) is suspended: out of the queue until the learner brings
+    # it back. Its lapses stay, so instructors still see it in the item analytics.
+    suspended = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

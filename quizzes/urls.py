@@ -13,6 +13,7 @@ urlpatterns = [
     path("items/<int:item_id>/answer/", answers.answer, name="answer"),
     path("items/<int:item_id>/reveal/", answers.reveal, name="answer_reveal"),
     path("items/<int:item_id>/history/", stats.item_history, name="item_history"),
+    path("items/<int:item_id>/unsuspend/", stats.item_unsuspend, name="item_unsuspend"),
     path("stats/", stats.learner_stats_view, name="stats"),
     path("teaching/<slug:course_slug>/", stats.course_stats, name="course_stats"),
     path(

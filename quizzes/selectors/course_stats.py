@@ -15,7 +15,7 @@ from quizzes.selectors.stats import WeekRate, kept_logs, retention_history_for
 
 # Lapses after which a learner's schedule of an item counts as a leech (Anki uses 8 on long decks;
 # this course is short, so 4 already says the item, not the learner, may be the problem).
-LEECH_LAPSES = 4
+LEECH_LAPSES = 8  # lapses that make a card a leech, as in Anki
 
 
 @dataclass(frozen=True)

@@ -74,15 +74,36 @@ class ReviewedItem:
     item_id: int
     prompt: str
     last_reviewed_at: datetime
+    lapses: int
+    suspended: bool
 
 
-def recently_reviewed_items_for(*, learner: User, limit: int = 10) -> list[ReviewedItem]:
-    """The learner's most recently graded items, latest first, to open their histories (one
-    query)."""
+@dataclass(frozen=True)
+class ReviewedItems:
+    leeches: list[ReviewedItem]  # suspended after too many lapses
+    recent: list[ReviewedItem]  # the latest graded items, to open their histories
+
+
+def reviewed_items_for(*, learner: User, recent: int = 10, leeches: int = 50) -> ReviewedItems:
+    """The learner's suspended leeches and most recently graded items, latest first (one
+    query: leeches sort first)."""
     rows = (
         ReviewLog.objects.filter(learner=learner)
-        .values("item_id", "item__prompt")
+        .values("item_id", "item__prompt", "schedule__lapses", "schedule__suspended")
         .annotate(last=Max("reviewed_at"))
-        .order_by("-last", "item_id")[:limit]
+        .order_by("-schedule__suspended", "-last", "item_id")[: leeches + recent]
     )
-    return [ReviewedItem(row["item_id"], row["item__prompt"], row["last"]) for row in rows]
+    items = [
+        ReviewedItem(
+            row["item_id"],
+            row["item__prompt"],
+            row["last"],
+            row["schedule__lapses"],
+            row["schedule__suspended"],
+        )
+        for row in rows
+    ]
+    return ReviewedItems(
+        leeches=[i for i in items if i.suspended][:leeches],
+        recent=[i for i in items if not i.suspended][:recent],
+    )

@@ -219,7 +219,7 @@ def _counts_queryset(
     new = Q(state_before__reps=0)
     review = Q(state_before__state=RecallSchedule.State.REVIEW) & ~new
     schedules = RecallSchedule.objects.filter(
-        learner=learner, item__lesson__module__course_id=course, reps__gt=0
+        learner=learner, item__lesson__module__course_id=course, reps__gt=0, suspended=False
     )
     return (
         Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER)
@@ -336,7 +336,7 @@ def _due_card_queryset(
         item__lesson__module__course_id__in=reviewing,
     )
     return (
-        RecallSchedule.objects.filter(learner_id=learner_id, reps__gt=0)
+        RecallSchedule.objects.filter(learner_id=learner_id, reps__gt=0, suspended=False)
         .filter(learning | review)
         .order_by("due", "id")
         .values_list(*[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"))[:1]
@@ -443,7 +443,7 @@ def next_card_at(*, learner: User, now: datetime) -> datetime | None:
     """When the learner's next card can be shown, limits aside (None: nothing scheduled yet):
     a review card from the start of its local due day, a learning step within the learn-ahead
     window of its due time. One query on (learner, due)."""
-    first = RecallSchedule.objects.filter(learner=learner, reps__gt=0).aggregate(
+    first = RecallSchedule.objects.filter(learner=learner, reps__gt=0, suspended=False).aggregate(
         review=Min("due", filter=Q(state=RecallSchedule.State.REVIEW)),
         learning=Min("due", filter=Q(state__in=LEARNING_STATES)),
     )

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from accounts.local_day import day_bounds_at
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
+from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.selectors.queue import schedule_for_update
 from quizzes.services import fsrs_adapter
 
@@ -104,6 +105,8 @@ def _grade_locked(
     fsrs_adapter.card_to_schedule(card_after, schedule)
     schedule.reps = reps_before + 1
     schedule.lapses = lapses_before + int(lapsed)
+    if lapsed and schedule.lapses >= LEECH_LAPSES:
+        schedule.suspended = True  # a leech: out of the queue until the learner brings it back
     schedule.card_token = uuid.uuid4()
     schedule.save()
     return log
@@ -234,3 +237,14 @@ def review_undo(*, learner: User, now: datetime) -> ReviewLog:
         schedule.save()
         ReviewUndo.objects.create(log=log, learner=learner, undone_at=fsrs_adapter.to_utc(now))
         return log
+
+
+def schedule_unsuspend(*, learner: User, item_id: int) -> RecallSchedule:
+    """Bring a suspended leech back into the learner's reviews (raises DoesNotExist for an item
+    the learner has no schedule for). Its lapses stay counted."""
+    with transaction.atomic():
+        schedule = _locked_schedule(learner=learner, item_id=item_id)
+        schedule.suspended = False
+        schedule.card_token = uuid.uuid4()
+        schedule.save(update_fields=["suspended", "card_token", "updated_at"])
+        return schedule

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
@@ -15,8 +17,9 @@ from quizzes.charts import BarChart, bar_chart
 from quizzes.models import RecallSchedule
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.selectors.course_stats import course_stats as course_stats_for
-from quizzes.selectors.history import item_history_for, recently_reviewed_items_for
+from quizzes.selectors.history import item_history_for, reviewed_items_for
 from quizzes.selectors.stats import WeekRate, learner_stats
+from quizzes.services.review import schedule_unsuspend
 
 
 def _history_chart(history: list[WeekRate]) -> BarChart:
@@ -54,7 +57,7 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
             "forecast_chart": forecast_chart,
             "history_chart": history_chart,
             "taught": list(courses_taught_by(user=request.user).only("slug", "title")),
-            "recent_items": recently_reviewed_items_for(learner=request.user),
+            "reviewed": reviewed_items_for(learner=request.user),
         },
     )
 
@@ -87,3 +90,15 @@ def item_history(request: AuthenticatedHttpRequest, item_id: int) -> HttpRespons
     except RecallSchedule.DoesNotExist as exc:
         raise Http404("No review history for this item.") from exc
     return render(request, "quizzes/item_history.html", {"history": history})
+
+
+@require_POST
+@login_required
+def item_unsuspend(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
+    """Bring one of the learner's suspended leeches back into their reviews."""
+    try:
+        schedule_unsuspend(learner=request.user, item_id=item_id)
+    except RecallSchedule.DoesNotExist as exc:
+        raise Http404("No such item in your reviews.") from exc
+    messages.success(request, _("The item is back in your reviews."))
+    return redirect("quizzes:stats")

@@ -233,7 +233,7 @@ def test_course_stats_again_rate_mean_time_and_leeches():
             now=NOW,
             duration_ms=2000,
         )
-    RecallSchedule.objects.filter(item=c.mc, learner=learners[0]).update(lapses=5)
+    RecallSchedule.objects.filter(item=c.mc, learner=learners[0]).update(lapses=8)
     stats = course_stats(course=c.course, now=NOW)
     by_item = {s.item: s for s in stats.items}
     assert by_item[c.mc].again_rate == 1.0 and by_item[c.mc].mean_ms == 4000

@@ -621,3 +621,40 @@ def test_course_stats_empty_state(client, instructor):
     html = client.get(reverse("quizzes:course_stats", args=[c.course.slug])).content.decode()
     assert 'data-testid="course-stats-empty"' in html and "None of this course's 3 items" in html
     assert 'data-testid="item-row"' not in html
+
+
+def test_a_leech_is_suspended_shown_to_its_learner_and_brought_back(client, learner):
+    """The eighth lapse suspends the card: it leaves the queue, the statistics page lists it as
+    a leech, the learner brings it back; instructors still count it by its lapses."""
+    from quizzes.selectors.course_stats import course_stats
+
+    c = course_with_items(learner=learner, daily_new_limit=0, relearning_steps_minutes=[])
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    RecallSchedule.objects.update(lapses=7)
+    schedule = RecallSchedule.objects.get()
+    assert schedule.state == RecallSchedule.State.REVIEW
+    client.force_login(learner)
+    at = schedule.due + timedelta(days=1)
+    with time_machine.travel(at, tick=False):
+        html = client.post(
+            reverse("quizzes:grade"),
+            {"schedule_id": schedule.pk, "card_token": str(schedule.card_token), "rating": 1},
+            **HTMX,
+        ).content.decode()
+        assert count_of(html) == 0
+        schedule.refresh_from_db()
+        assert schedule.suspended and schedule.lapses == 8
+        later = schedule.due + timedelta(days=1)
+    with time_machine.travel(later, tick=False):
+        assert count_of(client.get(reverse("quizzes:session")).content.decode()) == 0
+        stats = client.get(reverse("quizzes:stats")).content.decode()
+        leeches = stats[stats.index('data-testid="leeches"') :]
+        assert c.recall.prompt in leeches and "8 lapses" in leeches
+        assert [s.item for s in course_stats(course=c.course, now=later).leeches] == [c.recall]
+        response = client.post(reverse("quizzes:item_unsuspend", args=[c.recall.pk]))
+        assert response.status_code == 302
+        assert count_of(client.get(reverse("quizzes:session")).content.decode()) == 1
+    schedule.refresh_from_db()
+    assert not schedule.suspended and schedule.lapses == 8
+    client.force_login(UserFactory())
+    assert client.post(reverse("quizzes:item_unsuspend", args=[c.recall.pk])).status_code == 404
