@@ -8,10 +8,9 @@ counts are one statement; nothing loads a learner's schedules into Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.db import connection
 from django.db.models import (
     Case,
     Exists,
@@ -29,15 +28,22 @@ from django.db.models import (
 
 from accounts.local_day import day_bounds_at
 from accounts.models import User
-from courses.models import Course, Enrollment, Lesson, Module
-from quizzes.models import Choice, QuizItem, RecallSchedule, ReviewLog
+from courses.models import Enrollment
+from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.selectors.cards import (
+    LEARN_AHEAD,
+    LEARNING_STATES,
+    QueueCard,
+    due_card_for,
+    first_new_card_for,
+)
+
+# Where they lived before the card loading moved to `cards`: other modules import them here.
+from quizzes.selectors.cards import card_for as card_for
 from quizzes.selectors.prepared import PreparedQuery
 
+
 # Learning steps due this soon are shown now rather than saying "all caught up" (Anki's default).
-LEARN_AHEAD = timedelta(minutes=20)
-LEARNING_STATES = (RecallSchedule.State.LEARNING, RecallSchedule.State.RELEARNING)
-
-
 def local_day_bounds(*, learner: User, now: datetime) -> tuple[datetime, datetime]:
     """Start and end (aware, in the learner's zone) of their current day, which begins at
     day_start_hour. The one definition lives in accounts.local_day."""
@@ -52,51 +58,6 @@ def local_day_of(*, learner: User, moment: datetime) -> datetime:
 def due_count_for(*, learner: User, now: datetime) -> int:
     # Served by the (learner, due) index.
     return RecallSchedule.objects.filter(learner=learner, due__lte=now).count()
-
-
-def new_items_for(*, learner: User) -> QuerySet[QuizItem]:
-    """Items of courses the learner is enrolled in that they have never answered, in course order."""
-    # A schedule without reps had its first grade undone: its item is new again.
-    scheduled = RecallSchedule.objects.filter(learner=learner, item=OuterRef("pk"), reps__gt=0)
-    return (
-        QuizItem.objects.filter(
-            lesson__module__course__enrollments__user=learner,
-            lesson__module__course__enrollments__role=Enrollment.Role.LEARNER,
-        )
-        .filter(~Exists(scheduled))
-        .order_by(
-            "lesson__module__course_id",
-            "lesson__module__position",
-            "lesson__position",
-            "position",
-            "id",
-        )
-    )
-
-
-def enrolled_item_for(*, learner: User, item_id: int) -> QuizItem:
-    """An item of a course the learner is enrolled in (raises QuizItem.DoesNotExist)."""
-    return QuizItem.objects.select_related("lesson__module__course").get(
-        pk=item_id,
-        lesson__module__course__enrollments__user=learner,
-        lesson__module__course__enrollments__role=Enrollment.Role.LEARNER,
-    )
-
-
-@dataclass(frozen=True)
-class QueueCard:
-    item: QuizItem
-    schedule: RecallSchedule | None  # None for a new item
-    choices: list[Choice]
-
-    @property
-    def is_new(self) -> bool:
-        return self.schedule is None
-
-    @property
-    def single_answer(self) -> bool:
-        """Multiple choice with exactly one correct choice (from the loaded choices, no query)."""
-        return sum(1 for choice in self.choices if choice.is_correct) == 1
 
 
 @dataclass(frozen=True)
@@ -276,137 +237,6 @@ def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
 
 # A card is loaded as one row of plain values (one prepared statement, no select_related
 # machinery) and turned into model instances: the schedule, its item, lesson, module and course.
-_SCHEDULE_FIELDS = tuple(f.attname for f in RecallSchedule._meta.concrete_fields)
-_ITEM_FIELDS = tuple(f.attname for f in QuizItem._meta.concrete_fields)
-_LESSON_FIELDS = ("id", "module_id", "slug", "title", "position")
-_MODULE_FIELDS = tuple(f.attname for f in Module._meta.concrete_fields)
-_COURSE_FIELDS = tuple(f.attname for f in Course._meta.concrete_fields if f.name != "summary")
-_CHOICE_FIELDS = tuple(f.attname for f in Choice._meta.concrete_fields)
-
-
-def _lookup(prefix: str, attname: str) -> str:
-    # values_list names a foreign key by its field name ("lesson"), not its attname.
-    name = attname.removesuffix("_id") if attname.endswith("_id") and attname != "id" else attname
-    return f"{prefix}{name}"
-
-
-def _item_columns(prefix: str) -> list[str]:
-    return (
-        [_lookup(prefix, f) for f in _ITEM_FIELDS]
-        + [_lookup(f"{prefix}lesson__", f) for f in _LESSON_FIELDS]
-        + [_lookup(f"{prefix}lesson__module__", f) for f in _MODULE_FIELDS]
-        + [_lookup(f"{prefix}lesson__module__course__", f) for f in _COURSE_FIELDS]
-    )
-
-
-def _item_from_row(row: tuple[Any, ...]) -> QuizItem:
-    """A QuizItem with its lesson, module and course attached, from `_item_columns`' values."""
-    db = connection.alias
-    at = 0
-    parts: list[tuple[Any, ...]] = []
-    for fields in (_ITEM_FIELDS, _LESSON_FIELDS, _MODULE_FIELDS, _COURSE_FIELDS):
-        parts.append(row[at : at + len(fields)])
-        at += len(fields)
-    item = QuizItem.from_db(db, _ITEM_FIELDS, parts[0])
-    lesson = Lesson.from_db(db, _LESSON_FIELDS, parts[1])
-    module = Module.from_db(db, _MODULE_FIELDS, parts[2])
-    course = Course.from_db(db, _COURSE_FIELDS, parts[3])
-    module.course = course
-    lesson.module = module
-    item.lesson = lesson
-    return item
-
-
-def _due_card_queryset(
-    *,
-    learner_id: int,
-    learn_ahead_until: datetime,
-    day_end: datetime,
-    enrolled: list[int],
-    reviewing: list[int],
-) -> QuerySet[Any]:
-    learning = Q(
-        state__in=LEARNING_STATES,
-        due__lte=learn_ahead_until,
-        item__lesson__module__course_id__in=enrolled,
-    )
-    review = Q(
-        state=RecallSchedule.State.REVIEW,
-        due__lt=day_end,
-        item__lesson__module__course_id__in=reviewing,
-    )
-    return (
-        RecallSchedule.objects.filter(learner_id=learner_id, reps__gt=0, suspended=False)
-        .filter(learning | review)
-        .order_by("due", "id")
-        .values_list(*[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"))[:1]
-    )
-
-
-def _new_card_queryset(*, learner_id: int, courses: list[int]) -> QuerySet[Any]:
-    return (
-        new_items_for(learner=User(pk=learner_id))
-        .filter(lesson__module__course_id__in=courses)
-        .values_list(*_item_columns(""))[:1]
-    )
-
-
-def _choices_queryset(*, item_id: int) -> QuerySet[Any]:
-    return (
-        Choice.objects.filter(item_id=item_id)
-        .order_by("position", "id")
-        .values_list(*[_lookup("", f) for f in _CHOICE_FIELDS])
-    )
-
-
-def _schedule_card_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
-    return RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id).values_list(
-        *[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__")
-    )
-
-
-def _new_item_queryset(*, learner_id: int, item_id: int) -> QuerySet[Any]:
-    return (
-        new_items_for(learner=User(pk=learner_id))
-        .filter(pk=item_id)
-        .values_list(*_item_columns(""))
-    )
-
-
-def _locked_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
-    # Lock only the schedule row, not the joined item, lesson, module and course rows.
-    return _schedule_card_queryset(
-        learner_id=learner_id, schedule_id=schedule_id
-    ).select_for_update(of=("self",))
-
-
-_DUE_CARD = PreparedQuery(_due_card_queryset)
-_NEW_CARD = PreparedQuery(_new_card_queryset)
-_CHOICES = PreparedQuery(_choices_queryset)
-_SCHEDULE_CARD = PreparedQuery(_schedule_card_queryset)
-_NEW_ITEM = PreparedQuery(_new_item_queryset)
-_LOCKED_SCHEDULE = PreparedQuery(_locked_schedule_queryset)
-
-
-def _schedule_card(row: tuple[Any, ...]) -> QueueCard:
-    schedule = RecallSchedule.from_db(
-        connection.alias, _SCHEDULE_FIELDS, row[: len(_SCHEDULE_FIELDS)]
-    )
-    item = _item_from_row(row[len(_SCHEDULE_FIELDS) :])
-    schedule.item = item
-    return QueueCard(item=item, schedule=schedule, choices=[])
-
-
-def _with_choices(card: QueueCard) -> QueueCard:
-    """Its choices for a multiple-choice card (one query); no query for the other kinds."""
-    if card.item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
-        card.choices.extend(
-            Choice.from_db(connection.alias, _CHOICE_FIELDS, row)
-            for row in _CHOICES.rows(item_id=card.item.pk)
-        )
-    return card
-
-
 def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> QueueCard | None:
     """The oldest due card (learning steps within the learn-ahead window, reviews of courses
     with reviews left today), else the first new item of a course with new items left (one
@@ -414,18 +244,16 @@ def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> Queue
     card: QueueCard | None = None
     if counts.due_count:
         _, day_end = local_day_bounds(learner=learner, now=now)
-        rows = _DUE_CARD.rows(
-            learner_id=learner.pk,
+        card = due_card_for(
+            learner=learner,
             learn_ahead_until=now + LEARN_AHEAD,
             day_end=day_end,
             enrolled=counts.enrolled_course_ids,
             reviewing=counts.review_course_ids,
         )
-        card = _schedule_card(rows[0]) if rows else None
     if card is None and counts.new_count:
-        rows = _NEW_CARD.rows(learner_id=learner.pk, courses=counts.new_course_ids)
-        card = QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]) if rows else None
-    return _with_choices(card) if card is not None else None
+        card = first_new_card_for(learner=learner, courses=counts.new_course_ids)
+    return card
 
 
 def due_queue_for(*, learner: User, now: datetime, with_card: bool = True) -> DueQueue:
@@ -453,29 +281,3 @@ def next_card_at(*, learner: User, now: datetime) -> datetime | None:
     if first["learning"] is not None:
         moments.append(first["learning"] - LEARN_AHEAD)
     return min(moments) if moments else None
-
-
-def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> QueueCard:
-    """The card a reveal or grade refers to, scoped to the learner (raises DoesNotExist)."""
-    if schedule_id is not None:
-        rows = _SCHEDULE_CARD.rows(learner_id=learner.pk, schedule_id=schedule_id)
-        if not rows:
-            raise RecallSchedule.DoesNotExist("no such schedule of this learner")
-        return _with_choices(_schedule_card(rows[0]))
-    if item_id is None:
-        raise QuizItem.DoesNotExist("a card is a schedule or a new item")
-    rows = _NEW_ITEM.rows(learner_id=learner.pk, item_id=item_id)
-    if not rows:
-        raise QuizItem.DoesNotExist("no such new item for this learner")
-    return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
-
-
-def schedule_for_update(*, learner: User, schedule_id: int) -> RecallSchedule:
-    """The learner's schedule with its item, lesson, module and course, its row locked until the
-    caller's transaction ends (one prepared statement; raises RecallSchedule.DoesNotExist)."""
-    rows = _LOCKED_SCHEDULE.rows(learner_id=learner.pk, schedule_id=schedule_id)
-    if not rows:
-        raise RecallSchedule.DoesNotExist("no such schedule of this learner")
-    schedule = _schedule_card(rows[0]).schedule
-    assert schedule is not None
-    return schedule

@@ -16,8 +16,8 @@ from django.db import IntegrityError, transaction
 from accounts.local_day import day_bounds_at
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
+from quizzes.selectors.cards import schedule_for_update
 from quizzes.selectors.course_stats import LEECH_LAPSES
-from quizzes.selectors.queue import schedule_for_update
 from quizzes.services import fsrs_adapter
 
 

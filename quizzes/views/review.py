@@ -20,14 +20,9 @@ from django_htmx.http import reswap, retarget
 from accounts.http import AuthenticatedHttpRequest
 from quizzes.forms import GradeForm
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.selectors.cards import QueueCard, card_for, enrolled_item_for
 from quizzes.selectors.preview import grade_previews
-from quizzes.selectors.queue import (
-    QueueCard,
-    card_for,
-    due_queue_for,
-    enrolled_item_for,
-    next_card_at,
-)
+from quizzes.selectors.queue import due_queue_for, next_card_at
 from quizzes.services.review import (
     Grade,
     NothingToUndo,
