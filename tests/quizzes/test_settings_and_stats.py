@@ -295,7 +295,7 @@ def test_module_strength_in_sql_matches_fsrs_on_every_card(seed, django_assert_n
     card averaged in Python (as the page computed it before), over varied cards and modules."""
     import random
 
-    from quizzes.selectors.stats import module_strength_for
+    from quizzes.selectors.strength import module_strength_for
     from tests.factories import LessonFactory, ModuleFactory
 
     rng = random.Random(seed)
@@ -327,7 +327,7 @@ def test_recall_sql_uses_each_courses_own_curve():
     """Courses whose FSRS parameters differ get each its own decay and factor in the query."""
     from django.db.models import F
 
-    from quizzes.selectors.stats import _recall_now
+    from quizzes.selectors.strength import _recall_now
 
     learner = UserFactory()
     a, b = course_with_items(learner=learner), course_with_items(learner=learner)
