@@ -99,7 +99,8 @@ class RecallSchedule(models.Model):
     card_token = models.UUIDField(default=uuid.uuid4)
     # A leech (lapsed again and again) is suspended: out of the queue until the learner brings
     # it back. Its lapses stay, so instructors still see it in the item analytics.
-    suspended = models.BooleanField(default=False)
+    # A database default too, so rows written without it (COPY, raw INSERT) are not suspended.
+    suspended = models.BooleanField(default=False, db_default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
