@@ -45,7 +45,11 @@ def _insert_sql(slot_count: int) -> str:
     schedule = RecallSchedule._meta.db_table
     jsonb = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
     values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * slot_count)
-    due = f"FROM {schedule} s WHERE s.learner_id = u.id AND s.due <= %s"
+    # A suspended leech, or an item undone back to new (no reps), is owed no recall.
+    due = (
+        f"FROM {schedule} s WHERE s.learner_id = u.id AND s.due <= %s"
+        " AND NOT s.suspended AND s.reps > 0"
+    )
     # A digest is for what is due from the learner's morning on: an item in an intraday
     # learning step (due since the day began) does not trigger one, nor does an item reviewed
     # after today's reminder moment (a learner's first digest waits for their next morning).

@@ -110,13 +110,13 @@ def digest_slots(*, now: datetime) -> list[DigestSlot]:
 def digests_content_for(*, learner_ids: list[int], now: datetime) -> dict[int, DigestContent]:
     """What each learner's digest shows at send time: the count due and the earliest-due recall
     schedule with its item and choices. Four queries for a whole chunk of learners."""
-    due = RecallSchedule.objects.filter(learner_id__in=learner_ids, due__lte=now)
+    due = RecallSchedule.objects.filter(
+        learner_id__in=learner_ids, due__lte=now, suspended=False, reps__gt=0
+    )
     counts = dict(
         due.order_by().values("learner_id").annotate(n=Count("id")).values_list("learner_id", "n")
     )
-    earliest = RecallSchedule.objects.filter(learner=OuterRef("pk"), due__lte=now).order_by(
-        "due", "id"
-    )
+    earliest = due.filter(learner=OuterRef("pk")).order_by("due", "id")
     first_ids = (
         User.objects.filter(id__in=list(counts))
         .annotate(first=Subquery(earliest.values("id")[:1]))

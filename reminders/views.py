@@ -25,7 +25,7 @@ from accounts.models import User
 from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.selectors.preview import grade_previews
 from quizzes.selectors.queue import QueueCard
-from quizzes.services.review import StaleCard, review_grade
+from quizzes.services.review import StaleCard, grade_duration_ms, review_grade
 from reminders.emails import review_session_url
 from reminders.links import LinkInvalid, prompt_token_schedule, unsubscribe_token_learner
 from reminders.outbox import reminders_unsubscribe
@@ -37,6 +37,10 @@ class PromptGradeForm(forms.Form):
         label=_("How well did you recall it?"), choices=ReviewLog.Rating.choices, coerce=int
     )
     card_token = forms.UUIDField(label=_("Card token"), widget=forms.HiddenInput)
+    # Epoch milliseconds when the page showed the prompt: the grade's duration comes from it.
+    shown_at = forms.IntegerField(
+        required=False, min_value=0, max_value=2**53, widget=forms.HiddenInput
+    )
 
 
 def signed_link[T](
@@ -102,6 +106,9 @@ def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
                     rating=form.cleaned_data["rating"],
                     now=now,
                     source=ReviewLog.Source.EMAIL,
+                    duration_ms=grade_duration_ms(
+                        shown_at_ms=form.cleaned_data["shown_at"], now=now
+                    ),
                 )
             except StaleCard:
                 schedule.refresh_from_db()
@@ -112,7 +119,9 @@ def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
             return render(request, "reminders/prompt.html", context)
         context["form"] = form
         return render(request, "reminders/prompt.html", context, status=400)
-    context["form"] = PromptGradeForm(initial={"card_token": schedule.card_token})
+    context["form"] = PromptGradeForm(
+        initial={"card_token": schedule.card_token, "shown_at": int(now.timestamp() * 1000)}
+    )
     return render(request, "reminders/prompt.html", context)
 
 

@@ -39,6 +39,7 @@ def learner_due(
             # A review card has a memory state and a last review (three days before it fell due).
             stability=3.0 if review else None,
             difficulty=5.0 if review else None,
+            reps=3 if review else 1,
             last_review=last_review or (due - timedelta(days=3) if review else None),
         )
     return user

@@ -166,6 +166,26 @@ class TestPromptPage:
         csrf_client.post(url, data)
         assert ReviewLog.objects.count() == 1
 
+    def test_the_grade_records_how_long_the_learner_took(self, csrf_client: Client):
+        """The page carries when it showed the prompt; the grade's review log records the time
+        from then to the grade, as the review session and the lesson items do."""
+        _, schedule, token = prompt_setup()
+        url = f"/reminders/prompt/{token}/"
+        shown = timezone.now()
+        with time_machine.travel(shown, tick=False):
+            page = csrf_client.get(url)
+        shown_at = re.search(r'name="shown_at" value="(\d+)"', page.content.decode())
+        assert shown_at is not None
+        data = {
+            "rating": "3",
+            "card_token": str(schedule.card_token),
+            "shown_at": shown_at.group(1),
+            "csrfmiddlewaretoken": page.cookies["csrftoken"].value,
+        }
+        with time_machine.travel(shown + timedelta(seconds=7.5), tick=False):
+            assert csrf_client.post(url, data).status_code == 200
+        assert ReviewLog.objects.get().duration_ms == 7500
+
     def test_post_needs_csrf(self, csrf_client: Client):
         """The grade form is a normal form: a cross-site POST without the CSRF token is refused."""
         _, schedule, token = prompt_setup()

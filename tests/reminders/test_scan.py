@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from quizzes.models import RecallSchedule
 from reminders.models import ReminderDigest
 from reminders.scan import digests_scan
 from reminders.selectors import digest_local_date
@@ -227,6 +228,20 @@ class TestWhoGetsOne:
         scan(self.NOW, django_capture_on_commit_callbacks)
         assert digest_dates(stepping) == []
         assert digest_dates(overdue_step) == [date(2026, 6, 1)]
+
+    def test_suspended_leeches_and_items_undone_to_new_are_owed_no_digest(
+        self, django_capture_on_commit_callbacks
+    ):
+        """A leech suspended after its eighth lapse, or an item whose only grade was undone
+        (back to new, no reps), is not recall that is due."""
+        due = self.NOW - timedelta(days=1)
+        leech = learner_due(due=due)
+        RecallSchedule.objects.filter(learner=leech).update(suspended=True)
+        undone = learner_due(due=due)
+        RecallSchedule.objects.filter(learner=undone).update(reps=0)
+        scan(self.NOW, django_capture_on_commit_callbacks)
+        assert digest_dates(leech) == []
+        assert digest_dates(undone) == []
 
     def test_the_first_digest_waits_for_the_next_reminder_hour(
         self, django_capture_on_commit_callbacks

@@ -107,7 +107,7 @@ class TestDigestEmail:
         ChoiceFactory(item=item, text="HBM", is_correct=True)
         ChoiceFactory(item=item, text="Floppy disk")
         RecallScheduleFactory(
-            learner=user, item=item, due=timezone.now() - timedelta(hours=1), state=2
+            learner=user, item=item, due=timezone.now() - timedelta(hours=1), state=2, reps=2
         )
         scan_and_send(django_capture_on_commit_callbacks)
         assert "Floppy disk" in mail.outbox[0].body
