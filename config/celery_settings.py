@@ -3,16 +3,11 @@ transport under var/celery, no server needed), the queues, time limits and the b
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import environ
 from celery.schedules import crontab
 from kombu import Exchange, Queue
 
-env = environ.Env()
-_BASE_DIR = Path(__file__).resolve().parent.parent
-_VAR_DIR = Path(env.str("VAR_DIR", default=str(_BASE_DIR / "var")))
-REDIS_URL = env.str("REDIS_URL", default="")
+from config.environment import REDIS_URL, env
+from config.environment import VAR_DIR as _VAR_DIR
 
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL

@@ -7,22 +7,15 @@ filesystem under var/, a file cache, and mail written to var/mail/. Production d
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import django_stubs_ext
-import environ
 from django.utils.csp import CSP
 
+from config.environment import BASE_DIR, REDIS_URL, VAR_DIR, env
 from core.secret_key import development_secret_key
 
 # Lets generic classes such as ModelAdmin[Model] and ModelForm[Model] be subscripted at run time.
 django_stubs_ext.monkeypatch()
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-
-env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
-VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 
 ENVIRONMENT = env.str("DJANGO_ENV", default="development")
 IS_PRODUCTION = ENVIRONMENT == "production"
@@ -115,7 +108,6 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = env.str("REDIS_URL", default="")
 
 if REDIS_URL:
     CACHES = {
