@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 VAR_DIR ?= $(CURDIR)/var
 export VAR_DIR
 
-.PHONY: run serve test setup lint types pytest bench clean lock
+.PHONY: run serve test setup lint types pytest bench bench-tools clean lock
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $$(bin/find-python) -m venv $(VENV)
@@ -48,7 +48,11 @@ pytest: setup
 
 test: lint types pytest
 
-bench: setup
+# bench/web.py drives the server with wrk, a Debian package (not on PyPI).
+bench-tools:
+	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+
+bench: setup bench-tools
 	$(PY) bench/run_all.py
 
 lock:

@@ -198,7 +198,7 @@ def main() -> int:
             parser.error(f"{name} must be between {low} and {high}")
     skip_unless_postgres()
     if not shutil.which("wrk"):
-        print("skipped: needs wrk (apt-get install wrk)")
+        print("skipped: needs wrk (`make bench-tools` installs it)")
         return 0
     port = free_port()
     env = production_env(port)
