@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -30,3 +31,35 @@ class BoundedNumberField(forms.Field):
         except BoundError as err:
             raise ValidationError(err.message, code="out_of_range") from None
         return int(number) if self.bound.integer else number
+
+
+class SignedBoundedNumberField(BoundedNumberField):
+    """A number that may be negative, its size within `bound` (an expected answer of -40 °C)."""
+
+    def to_python(self, value: Any) -> Decimal | int | None:
+        text = value.strip() if isinstance(value, str) else value
+        if isinstance(text, str) and text.startswith("-"):
+            size = super().to_python(text[1:])
+            return None if size is None else -size
+        return super().to_python(text)
+
+
+class BoundedModelForm(forms.ModelForm):
+    """A model form whose number fields named in `bounds` read through core.bounds: the model's
+    own form fields take any float or int the column holds (1e308, -5; an admin saved them)."""
+
+    bounds: ClassVar[Mapping[str, Bound]] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, bound in self.bounds.items():
+            generated = self.fields.get(name)
+            if generated is None or isinstance(generated, BoundedNumberField):
+                continue
+            self.fields[name] = BoundedNumberField(
+                bound=bound,
+                label=generated.label,
+                help_text=generated.help_text,
+                required=generated.required,
+                initial=generated.initial,
+            )
