@@ -2,18 +2,46 @@
 
 from __future__ import annotations
 
+import time
+
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
 _CACHE_ATTRIBUTE = "_recall_is_instructor"
+# The role as last looked up, kept in the session: [user id, is instructor, when (epoch s)].
+ROLE_SESSION_KEY = "_recall_role"
+# The navigation may show a role change this late; access itself is always checked afresh
+# (`instructor_required` asks the database on every request), so only links lag behind.
+ROLE_LIFETIME_SECONDS = 300
+
+
+def _session_role(request: HttpRequest, user_id: int, now: float) -> bool | None:
+    session = getattr(request, "session", None)
+    kept = session.get(ROLE_SESSION_KEY) if session is not None else None
+    if not (isinstance(kept, list) and len(kept) == 3 and kept[0] == user_id):
+        return None
+    if not 0 <= now - kept[2] < ROLE_LIFETIME_SECONDS:
+        return None
+    return bool(kept[1])
 
 
 def _is_instructor(request: HttpRequest) -> bool:
-    """Staff or a member of the Instructors group, looked up at most once per request."""
+    """Staff or a member of the Instructors group: asked once per request at most, and at most
+    once every ROLE_LIFETIME_SECONDS per session (the group query cost a full page ~10 %)."""
     cached = getattr(request, _CACHE_ATTRIBUTE, None)
     if cached is None:
         user = getattr(request, "user", None)
-        cached = bool(user and user.is_authenticated and (user.is_staff or user.is_instructor))
+        if not (user and user.is_authenticated):
+            cached = False
+        elif user.is_staff:
+            cached = True
+        else:
+            now = time.time()
+            cached = _session_role(request, user.pk, now)
+            if cached is None:
+                cached = bool(user.is_instructor)
+                if getattr(request, "session", None) is not None:
+                    request.session[ROLE_SESSION_KEY] = [user.pk, cached, int(now)]
         setattr(request, _CACHE_ATTRIBUTE, cached)
     return cached
 

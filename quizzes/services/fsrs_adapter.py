@@ -13,14 +13,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import fsrs
-from django.db.models import Q
 from fsrs.scheduler import DEFAULT_PARAMETERS, FUZZ_RANGES
 
 from core.bounds import BoundError
 from core.ranges import MAXIMUM_INTERVAL_DAYS
 from core.steps import bounded_steps
 from courses.models import Course
-from quizzes.models import FsrsParameters, RecallSchedule, RetentionPreference
+from quizzes.models import RecallSchedule
+from quizzes.selectors.scheduling import scheduling_row
 
 RATINGS: tuple[fsrs.Rating, ...] = (
     fsrs.Rating.Again,
@@ -52,27 +52,13 @@ DEFAULT_WEIGHTS: tuple[float, ...] = tuple(DEFAULT_PARAMETERS)
 
 def scheduling_for(*, course: Course, learner_id: int | None) -> Scheduling:
     """Resolve personal parameters → the course's pooled ones → FSRS-6's defaults, and the
-    learner's own retention (kept within the course's bounds) → the course's. Two queries."""
-    weights, parameters_id = DEFAULT_WEIGHTS, None
-    rows = (
-        FsrsParameters.objects.filter(course=course, status=FsrsParameters.Status.ACTIVE)
-        .filter(Q(learner_id=learner_id) | Q(learner__isnull=True))
-        .values_list("pk", "learner_id", "weights")
+    learner's own retention (kept within the course's bounds) → the course's. One query."""
+    parameters_id, weights, own = scheduling_row(course_id=course.pk, learner_id=learner_id)
+    return Scheduling(
+        weights=tuple(float(w) for w in weights) if weights is not None else DEFAULT_WEIGHTS,
+        parameters_id=parameters_id,
+        desired_retention=own if own is not None else course.desired_retention,
     )
-    # A personal set (learner_id not null) wins over the pooled one.
-    chosen = min(rows, key=lambda row: row[1] is None, default=None)
-    if chosen is not None:
-        weights, parameters_id = tuple(float(w) for w in chosen[2]), chosen[0]
-    retention = course.desired_retention
-    if learner_id is not None:
-        own = (
-            RetentionPreference.objects.filter(learner_id=learner_id, course=course)
-            .values_list("desired_retention", flat=True)
-            .first()
-        )
-        if own is not None:
-            retention = own
-    return Scheduling(weights=weights, parameters_id=parameters_id, desired_retention=retention)
 
 
 def fuzz_seed(*, learner_id: int | None, item_id: int, reps: int) -> int:
