@@ -12,14 +12,14 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from core.bounds import Bound
-from core.forms import BoundedNumberField
+from core.forms import BoundedModelForm, BoundedNumberField
 from core.ranges import POSITION, RUBRIC_POINTS
 from planner.calculator.forms import ServingForm
 from planner.capstone.grading import ScoreInput
+from planner.capstone.rubric import LevelInput
 from planner.cards.selectors import workload_cards_owned_by
 from planner.models import (
     WORKSHEET_FIELDS,
-    WORKSHEET_NUMBER_FIELDS,
     WORKSHEET_SECTIONS,
     CapstoneWorksheet,
     Criterion,
@@ -83,7 +83,8 @@ def _card_label(card: WorkloadCard) -> str:
     return f"{card.name} ({', '.join(d for d in details if d)})"
 
 
-class WorksheetForm(forms.ModelForm):
+class WorksheetForm(BoundedModelForm):
+    bounds = WORKSHEET_BOUNDS
     workload_cards = forms.ModelMultipleChoiceField(
         queryset=WorkloadCard.objects.none(),
         required=False,
@@ -108,14 +109,6 @@ class WorksheetForm(forms.ModelForm):
         assert isinstance(cards, forms.ModelMultipleChoiceField)
         cards.queryset = workload_cards_owned_by(user=learner)
         cards.label_from_instance = _card_label  # type: ignore[method-assign,assignment]
-        for name in WORKSHEET_NUMBER_FIELDS:
-            generated = self.fields[name]
-            self.fields[name] = BoundedNumberField(
-                bound=WORKSHEET_BOUNDS[name],
-                label=generated.label,
-                help_text=generated.help_text,
-                required=False,
-            )
 
     def sections(self) -> list[dict[str, Any]]:
         """The worksheet's sections: title, a note (or ""), and the bound fields."""
@@ -127,6 +120,23 @@ class WorksheetForm(forms.ModelForm):
             }
             for title, names in WORKSHEET_SECTIONS
         ]
+
+
+class WorksheetAdminForm(BoundedModelForm):
+    """The admin's worksheet: the learner's form's ranges, and only the learner's own cards."""
+
+    bounds = WORKSHEET_BOUNDS
+
+    class Meta:
+        model = CapstoneWorksheet
+        exclude = ["calculator_result"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        learner, cards = data.get("learner"), data.get("workload_cards") or []
+        if learner is not None and any(card.owner_id != learner.pk for card in cards):
+            self.add_error("workload_cards", _("Attach only the learner's own workload cards."))
+        return data
 
 
 class GradeForm(forms.Form):
@@ -219,3 +229,24 @@ LevelFormSet: type[BaseInlineFormSet[Level, Criterion, Any]] = inlineformset_fac
     extra=1,
     can_delete=True,
 )
+
+
+def level_inputs(levels: BaseInlineFormSet[Level, Criterion, Any]) -> list[LevelInput]:
+    """A valid level formset's filled-in levels as plain values (blank extra forms left out)."""
+    out = []
+    for data in levels.cleaned_data:
+        if not data or (data.get("DELETE") and data.get("id") is None):
+            continue
+        level = data.get("id")
+        out.append(
+            LevelInput(
+                level_id=level.pk if level is not None else None,
+                key=data["key"],
+                title=data["title"],
+                points=data["points"],
+                description=data.get("description") or "",
+                position=data.get("position") or 0,
+                delete=bool(data.get("DELETE")),
+            )
+        )
+    return out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.forms import BaseInlineFormSet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
@@ -13,10 +12,9 @@ from django.views.decorators.http import require_http_methods
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses.selectors import courses_taught_by
-from planner.capstone.forms import CriterionForm, LevelFormSet, RubricForm
+from planner.capstone.forms import CriterionForm, LevelFormSet, RubricForm, level_inputs
 from planner.capstone.grading_selectors import rubric_for
 from planner.capstone.rubric import (
-    LevelInput,
     criterion_delete,
     criterion_levels_save,
     criterion_save,
@@ -68,27 +66,6 @@ def rubric_edit(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResp
     return render(request, "planner/capstone/rubric.html", context, status=status)
 
 
-def _level_inputs(levels: BaseInlineFormSet) -> list[LevelInput]:
-    """The formset's filled-in levels as plain values (blank extra forms left out)."""
-    out = []
-    for data in levels.cleaned_data:
-        if not data or (data.get("DELETE") and data.get("id") is None):
-            continue
-        level = data.get("id")
-        out.append(
-            LevelInput(
-                level_id=level.pk if level is not None else None,
-                key=data["key"],
-                title=data["title"],
-                points=data["points"],
-                description=data.get("description") or "",
-                position=data.get("position") or 0,
-                delete=bool(data.get("DELETE")),
-            )
-        )
-    return out
-
-
 @require_http_methods(["GET", "POST"])
 @instructor_required
 def criterion_edit(
@@ -114,7 +91,7 @@ def criterion_edit(
         if form.is_valid() and levels.is_valid():
             try:
                 criterion_levels_save(
-                    criterion=criterion, data=form.cleaned_data, levels=_level_inputs(levels)
+                    criterion=criterion, data=form.cleaned_data, levels=level_inputs(levels)
                 )
             except ValidationError as exc:
                 form.add_error(None, exc)
