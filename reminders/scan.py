@@ -39,42 +39,76 @@ SCAN_RANGE = 100_000
 SLOTS_PER_STATEMENT = 1_000
 
 
-def _insert_sql(slot_count: int) -> str:
+def _insert_statement(
+    *, slots: list[DigestSlot], at: Any, learners: tuple[int, int], history: str, written: Any
+) -> tuple[str, list[Any]]:
+    """The INSERT … SELECT for one batch of slots and one range of learners, and its parameters
+    (`at` is the scan's moment, `written` the wall clock for created_at and updated_at)."""
     digest = ReminderDigest._meta.db_table
     user = User._meta.db_table
     schedule = RecallSchedule._meta.db_table
-    jsonb = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
-    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * slot_count)
+    postgres = connection.vendor == "postgresql"
+    jsonb = "CAST(%s AS jsonb)" if postgres else "%s"
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(slots))
     # A suspended leech, or an item undone back to new (no reps), is owed no recall.
-    due = (
-        f"FROM {schedule} s WHERE s.learner_id = u.id AND s.due <= %s"
-        " AND NOT s.suspended AND s.reps > 0"
-    )
+    recall = "s.due <= %s AND NOT s.suspended AND s.reps > 0"
+    # The earliest-due item, from the due rows already read on PostgreSQL; SQLite before 3.44
+    # has no ORDER BY inside an aggregate, so it looks the item up once per digest.
+    first_item_params: list[Any] = []
+    if postgres:
+        first_item = "(array_agg(d.item_id ORDER BY d.due, d.id))[1]"
+    else:
+        first_item = (
+            f"(SELECT s.item_id FROM {schedule} s WHERE s.learner_id = u.id AND {recall}"  # noqa: S608
+            " ORDER BY s.due, s.id LIMIT 1)"
+        )
+        first_item_params = [at]
+    # Driven by what is due: the (due, learner) index finds the range's due schedules, a few
+    # per due learner, rather than one probe of (learner, due) for every learner in the range.
+    # MATERIALIZED keeps that order: the planner, misled by the slot join's estimate, would
+    # otherwise probe once per learner. Grouping per learner gives the count and first item.
     # A digest is for what is due from the learner's morning on: an item in an intraday
     # learning step (due since the day began) does not trigger one, nor does an item reviewed
     # after today's reminder moment (a learner's first digest waits for their next morning).
-    # Only table names, a constant and placeholders are interpolated; every value is a parameter.
-    return f"""
+    # Only table names, constants and placeholders are interpolated; every value is a parameter.
+    sql = f"""
         WITH slot(time_zone, day_start_hour, reminder_hour, local_date, day_start, moment)
-            AS (VALUES {values})
+            AS (VALUES {values}),
+        due AS MATERIALIZED (
+            SELECT s.learner_id, s.id, s.item_id, s.due, s.state, s.last_review
+            FROM {schedule} s
+            WHERE {recall} AND s.learner_id >= %s AND s.learner_id < %s
+        )
         INSERT INTO {digest} (learner_id, local_date, status, due_count, first_item_id,
                               attempts, message_id, last_error, history, created_at, updated_at)
-        SELECT u.id, slot.local_date, %s,
-               (SELECT COUNT(*) {due}),
-               (SELECT s.item_id {due} ORDER BY s.due, s.id LIMIT 1),
+        SELECT u.id, slot.local_date, %s, COUNT(*), {first_item},
                0, '', '', {jsonb}, %s, %s
-        FROM {user} u
+        FROM due d
+        JOIN {user} u ON u.id = d.learner_id
         JOIN slot ON u.time_zone = slot.time_zone
              AND u.day_start_hour = slot.day_start_hour
              AND u.reminder_hour = slot.reminder_hour
         WHERE u.id >= %s AND u.id < %s AND u.reminders_enabled AND u.is_active
           AND (u.reminders_paused_until IS NULL OR u.reminders_paused_until < slot.local_date)
-          AND EXISTS (SELECT 1 {due}
-                      AND (s.state = {RecallSchedule.State.REVIEW} OR s.due < slot.day_start)
-                      AND (s.last_review IS NULL OR s.last_review < slot.moment))
+        GROUP BY u.id, slot.local_date
+        HAVING MAX(CASE WHEN (d.state = {RecallSchedule.State.REVIEW} OR d.due < slot.day_start)
+                             AND (d.last_review IS NULL OR d.last_review < slot.moment)
+                        THEN 1 ELSE 0 END) = 1
         ON CONFLICT (learner_id, local_date) DO NOTHING
         RETURNING id
     """  # noqa: S608
+    params = [
+        *_slot_params(slots),
+        at,
+        *learners,
+        Status.PENDING,
+        *first_item_params,
+        history,
+        written,
+        written,
+        *learners,
+    ]
+    return sql, params
 
 
 def _slot_params(slots: list[DigestSlot]) -> list[Any]:
@@ -115,19 +149,14 @@ def _digests_insert(
     created: list[int] = []
     with connection.cursor() as cursor:
         for i in range(0, len(slots), SLOTS_PER_STATEMENT):
-            batch = slots[i : i + SLOTS_PER_STATEMENT]
-            params = [
-                *_slot_params(batch),
-                Status.PENDING,
-                at,
-                at,
-                history,
-                written,
-                written,
-                *learners,
-                at,
-            ]
-            cursor.execute(_insert_sql(len(batch)), params)
+            sql, params = _insert_statement(
+                slots=slots[i : i + SLOTS_PER_STATEMENT],
+                at=at,
+                learners=learners,
+                history=history,
+                written=written,
+            )
+            cursor.execute(sql, params)
             created += [row[0] for row in cursor.fetchall()]
     return created
 
