@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from django.http import QueryDict
 from django.template.loader import get_template, render_to_string
@@ -31,7 +31,6 @@ from planner.capacity import BatchEstimate, ServingEstimate, TrainingEstimate, d
 from planner.capacity.formatting import num
 
 PAGE = "planner/calculator.html"
-T = TypeVar("T")
 
 
 def calculator_context(
@@ -149,7 +148,7 @@ class ProcessMemo:
         self._sources: tuple[object, object] | None = None
         self._values: dict[Hashable, Any] = {}
 
-    def get(self, key: Hashable, render: Callable[[], T]) -> T:
+    def get[T](self, key: Hashable, render: Callable[[], T]) -> T:
         template: object = get_template(PAGE).template  # type: ignore[attr-defined]
         catalogue = default_catalogue()
         if self._sources is None or (

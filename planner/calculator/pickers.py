@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
-from planner.capacity import default_catalogue
+from planner.capacity import Catalogue, default_catalogue
 
 # Form field -> the engine input it fills with a catalogue row.
 CATALOGUE_PICKERS = {"gpu": "accelerator", "model": "model"}
@@ -36,9 +38,25 @@ PICK_GPU_HELP = "Supplies memory, bandwidth and price; a figure you type overrid
 PICK_MODEL_HELP = "Supplies parameters and architecture; a figure you type overrides it."
 
 
-def picker_defaults() -> dict[str, dict[str, dict[str, str]]]:
+def per_catalogue[T](build: Callable[[Catalogue], T]) -> Callable[[], T]:
+    """`build(default_catalogue())`, computed once per catalogue object: default_catalogue() keeps
+    one per prices file, so the value is rebuilt exactly when the catalogue is. Callers share the
+    value and must not change it."""
+    kept: list[tuple[Catalogue, T]] = []
+
+    @wraps(build)
+    def current() -> T:
+        catalogue = default_catalogue()
+        if not kept or kept[0][0] is not catalogue:
+            kept[:] = [(catalogue, build(catalogue))]
+        return kept[0][1]
+
+    return current
+
+
+@per_catalogue
+def picker_defaults(cat: Catalogue) -> dict[str, dict[str, dict[str, str]]]:
     """For each picker, each catalogue id -> {field: the figure it supplies, as text}."""
-    cat = default_catalogue()
     rows: dict[str, list[Any]] = {"gpu": cat.memory_devices(), "model": list(cat.models)}
     out: dict[str, dict[str, dict[str, str]]] = {}
     for picker, attrs in PICKER_FIELDS.items():
@@ -53,13 +71,13 @@ def picker_defaults() -> dict[str, dict[str, dict[str, str]]]:
     return out
 
 
-def gpu_choices() -> list[tuple[str, str]]:
-    return [("", "custom (type the memory)")] + [
-        (a.id, f"{a.name} ({a.memory_gb:g} GB)") for a in default_catalogue().memory_devices()
-    ]
+@per_catalogue
+def gpu_choices(cat: Catalogue) -> tuple[tuple[str, str], ...]:
+    rows = ((a.id, f"{a.name} ({a.memory_gb:g} GB)") for a in cat.memory_devices())
+    return (("", "custom (type the memory)"), *rows)
 
 
-def model_choices() -> list[tuple[str, str]]:
-    return [("", "custom (type the size)")] + [
-        (m.id, f"{m.name} ({m.params_b:g} B)") for m in default_catalogue().models
-    ]
+@per_catalogue
+def model_choices(cat: Catalogue) -> tuple[tuple[str, str], ...]:
+    rows = ((m.id, f"{m.name} ({m.params_b:g} B)") for m in cat.models)
+    return (("", "custom (type the size)"), *rows)
