@@ -23,3 +23,5 @@ CONTENT_FIGURE = Bound(maximum=Decimal(10**15), allow_zero=True)
 # grade's total is a sum of points, and must fit its column however many criteria there are.
 RUBRIC_POINTS = Bound(maximum=Decimal(1000), allow_zero=True, integer=True)
 POSITION = Bound(maximum=Decimal(10000), allow_zero=True, integer=True)
+# A lesson's estimated minutes (the content importer's range, and the admin's).
+ESTIMATED_MINUTES = Bound(minimum=Decimal(1), maximum=Decimal(600), integer=True)

@@ -8,6 +8,15 @@ from django.contrib import admin
 from django.forms import ModelForm
 from django.http import HttpRequest
 
+from core.forms import BoundedModelForm
+from core.ranges import (
+    DAILY_NEW_LIMIT,
+    DAILY_REVIEW_LIMIT,
+    DESIRED_RETENTION,
+    ESTIMATED_MINUTES,
+    MAXIMUM_INTERVAL_DAYS,
+    POSITION,
+)
 from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
 from courses.services.lessons import lesson_save
 
@@ -15,8 +24,40 @@ from courses.services.lessons import lesson_save
 LESSON_FIELDS = ["title", "slug", "objective", "decision", "estimated_minutes", "body_markdown"]
 
 
+class CourseAdminForm(BoundedModelForm):
+    """The schedule settings within the ranges the importer and the instructor's form use."""
+
+    bounds = {
+        "desired_retention": DESIRED_RETENTION,
+        "maximum_interval_days": MAXIMUM_INTERVAL_DAYS,
+        "daily_new_limit": DAILY_NEW_LIMIT,
+        "daily_review_limit": DAILY_REVIEW_LIMIT,
+    }
+
+    class Meta:
+        model = Course
+        fields = "__all__"
+
+
+class ModuleAdminForm(BoundedModelForm):
+    bounds = {"position": POSITION}
+
+    class Meta:
+        model = Module
+        fields = "__all__"
+
+
+class LessonAdminForm(BoundedModelForm):
+    bounds = {"position": POSITION, "estimated_minutes": ESTIMATED_MINUTES}
+
+    class Meta:
+        model = Lesson
+        fields = "__all__"
+
+
 class ModuleInline(admin.TabularInline):
     model = Module
+    form = ModuleAdminForm
     fields = ["position", "title", "slug"]
     ordering = ["position"]
     extra = 0
@@ -25,6 +66,7 @@ class ModuleInline(admin.TabularInline):
 
 class LessonInline(admin.StackedInline):
     model = Lesson
+    form = LessonAdminForm
     fields = ["position", *LESSON_FIELDS]
     ordering = ["position"]
     extra = 0
@@ -33,6 +75,7 @@ class LessonInline(admin.StackedInline):
 
 @admin.register(Course)
 class CourseAdmin(admin.ModelAdmin):
+    form = CourseAdminForm
     list_display = ["title", "slug", "is_published", "desired_retention", "updated_at"]
     list_filter = ["is_published"]
     search_fields = ["title", "slug"]
@@ -42,11 +85,16 @@ class CourseAdmin(admin.ModelAdmin):
 
 @admin.register(Module)
 class ModuleAdmin(admin.ModelAdmin):
+    form = ModuleAdminForm
     list_display = ["title", "course", "position"]
     list_editable = ["position"]
     list_filter = ["course"]
     ordering = ["course", "position"]
     inlines = [LessonInline]
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> type[ModelForm]:
+        # The list's editable positions are bounded as on the change page.
+        return super().get_changelist_form(request, form=ModuleAdminForm, **kwargs)
 
     def save_formset(
         self, request: HttpRequest, form: ModelForm, formset: Any, change: bool
@@ -64,6 +112,7 @@ class ModuleAdmin(admin.ModelAdmin):
 
 @admin.register(Lesson)
 class LessonAdmin(admin.ModelAdmin):
+    form = LessonAdminForm
     list_display = ["title", "module", "position", "estimated_minutes"]
     list_editable = ["position"]
     list_filter = ["module__course", "module"]
@@ -71,6 +120,9 @@ class LessonAdmin(admin.ModelAdmin):
     ordering = ["module__course", "module__position", "position"]
     readonly_fields = ["body_html"]
     fields = ["module", "position", *LESSON_FIELDS, "body_html"]
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> type[ModelForm]:
+        return super().get_changelist_form(request, form=LessonAdminForm, **kwargs)
 
     def save_model(self, request: HttpRequest, obj: Lesson, form: ModelForm, change: bool) -> None:
         lesson_save(lesson=obj)

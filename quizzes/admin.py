@@ -5,17 +5,44 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
+from core.forms import BoundedModelForm, SignedBoundedNumberField
+from core.ranges import CONTENT_FIGURE, POSITION
 from quizzes.models import Choice, FsrsParameters, QuizItem, RecallSchedule, ReviewLog
+
+
+class QuizItemAdminForm(BoundedModelForm):
+    """An item's figures within the content importer's ranges (an expected answer may be
+    negative; its size, like the tolerance, within CONTENT_FIGURE)."""
+
+    bounds = {"position": POSITION, "tolerance": CONTENT_FIGURE}
+    expected_value = SignedBoundedNumberField(
+        label=_("Expected value"), bound=CONTENT_FIGURE, required=False
+    )
+
+    class Meta:
+        model = QuizItem
+        fields = "__all__"
+
+
+class ChoiceAdminForm(BoundedModelForm):
+    bounds = {"position": POSITION}
+
+    class Meta:
+        model = Choice
+        fields = "__all__"
 
 
 class ChoiceInline(admin.TabularInline[Choice, QuizItem]):
     model = Choice
+    form = ChoiceAdminForm
     extra = 0
 
 
 @admin.register(QuizItem)
 class QuizItemAdmin(admin.ModelAdmin[QuizItem]):
+    form = QuizItemAdminForm
     list_display = ["key", "lesson", "kind", "position"]
     list_filter = ["kind", "lesson__module__course"]
     search_fields = ["key", "prompt"]
