@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.selectors.prepared import PreparedQuery
 from quizzes.services import fsrs_adapter
 
 
@@ -84,25 +86,26 @@ class ReviewedItems:
     recent: list[ReviewedItem]  # the latest graded items, to open their histories
 
 
+def _reviewed_items_queryset(*, learner_id: int, limit: int) -> QuerySet[Any]:
+    return (
+        ReviewLog.objects.filter(learner_id=learner_id)
+        .values("item_id", "item__prompt", "schedule__lapses", "schedule__suspended")
+        .annotate(last=Max("reviewed_at"))
+        .order_by("-schedule__suspended", "-last", "item_id")
+        .values_list("item_id", "item__prompt", "last", "schedule__lapses", "schedule__suspended")[
+            :limit
+        ]
+    )
+
+
+_REVIEWED_ITEMS = PreparedQuery(_reviewed_items_queryset, fixed=("limit",))
+
+
 def reviewed_items_for(*, learner: User, recent: int = 10, leeches: int = 50) -> ReviewedItems:
     """The learner's suspended leeches and most recently graded items, latest first (one
     query: leeches sort first)."""
-    rows = (
-        ReviewLog.objects.filter(learner=learner)
-        .values("item_id", "item__prompt", "schedule__lapses", "schedule__suspended")
-        .annotate(last=Max("reviewed_at"))
-        .order_by("-schedule__suspended", "-last", "item_id")[: leeches + recent]
-    )
-    items = [
-        ReviewedItem(
-            row["item_id"],
-            row["item__prompt"],
-            row["last"],
-            row["schedule__lapses"],
-            row["schedule__suspended"],
-        )
-        for row in rows
-    ]
+    rows = _REVIEWED_ITEMS.rows(learner_id=learner.pk, limit=leeches + recent)
+    items = [ReviewedItem(*row) for row in rows]
     return ReviewedItems(
         leeches=[i for i in items if i.suspended][:leeches],
         recent=[i for i in items if not i.suspended][:recent],

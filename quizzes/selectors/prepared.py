@@ -5,12 +5,15 @@ On the review pages building a queryset's SQL and planning it cost more than run
 the stand-ins for the request's values and runs it with server-side binding, so psycopg prepares
 it once per connection. Other databases run the queryset as built. Either way the rows are what
 the queryset's `values_list` gives, after the fields' converters.
+
+Ids, moments, dates and durations are swapped; a value that shapes the SQL itself (a time zone
+name, a flag, a LIMIT) is named in `fixed`, and the query is compiled once per such value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
@@ -20,18 +23,32 @@ from django.db.models import QuerySet
 # Values no real row holds: ids far below zero, dates a century before the first user.
 _STAND_IN_INT = -900_000_000
 _STAND_IN_DATE = datetime(1901, 1, 1, tzinfo=UTC)
+_STAND_IN_DAY = date(1902, 1, 1)
+_STAND_IN_DURATION = timedelta(microseconds=-900_000_000)
+_SWAPPED = (int, datetime, date, timedelta)
 
-Value = int | datetime | list[int] | tuple[int, ...]
+Value = int | datetime | date | timedelta | list[int] | tuple[int, ...]
+Fixed = str | bool | int | None
 Converters = list[tuple[int, list[Any], Any]]
 
 
-def _stand_ins(values: dict[str, Value]) -> tuple[dict[str, Value], dict[Any, Any]]:
-    """A stand-in for each value (a list gets one per element) and the map back."""
-    stand_ins: dict[str, Value] = {}
+def _stand_ins(
+    values: dict[str, Value], fixed: dict[str, Fixed]
+) -> tuple[dict[str, Any], dict[Any, Any]]:
+    """A stand-in for each value (a list gets one per element) and the map back; the fixed
+    values pass through as they are."""
+    stand_ins: dict[str, Any] = dict(fixed)
     back: dict[Any, Any] = {}
     for n, (name, value) in enumerate(sorted(values.items())):
+        stand_in: Any
         if isinstance(value, datetime):
-            stand_in: Value = _STAND_IN_DATE + timedelta(days=n)
+            stand_in = _STAND_IN_DATE + timedelta(days=n)
+            back[stand_in] = value
+        elif isinstance(value, date):
+            stand_in = _STAND_IN_DAY + timedelta(days=n)
+            back[stand_in] = value
+        elif isinstance(value, timedelta):
+            stand_in = _STAND_IN_DURATION - timedelta(microseconds=n)
             back[stand_in] = value
         elif isinstance(value, int):
             stand_in = _STAND_IN_INT - 1000 * n
@@ -43,24 +60,33 @@ def _stand_ins(values: dict[str, Value]) -> tuple[dict[str, Value], dict[Any, An
     return stand_ins, back
 
 
-def _shape(values: dict[str, Value]) -> tuple[Any, ...]:
+def _shape(values: dict[str, Value], fixed: dict[str, Fixed]) -> tuple[Any, ...]:
     return tuple(
         (name, len(v) if isinstance(v, list | tuple) else type(v).__name__)
         for name, v in sorted(values.items())
-    )
+    ) + tuple(sorted(fixed.items()))
 
 
 class PreparedQuery:
-    """`build(**values)` returns a `values_list` queryset; `rows(**values)` runs it."""
+    """`build(**values)` returns a `values_list` queryset; `rows(**values)` runs it. Values named
+    in `fixed` are compiled into the SQL (one compiled statement per value); the others are
+    swapped for stand-ins and bound when the statement runs."""
 
-    def __init__(self, build: Callable[..., QuerySet[Any]]) -> None:
+    def __init__(self, build: Callable[..., QuerySet[Any]], *, fixed: tuple[str, ...] = ()) -> None:
         self._build = build
+        self._fixed = fixed
         self._compiled: dict[tuple[Any, ...], tuple[str, tuple[Any, ...], Converters] | None] = {}
 
-    def _compile(self, values: dict[str, Value]) -> tuple[str, tuple[Any, ...], Converters] | None:
-        shape = _shape(values)
+    def _split(self, values: dict[str, Any]) -> tuple[dict[str, Value], dict[str, Fixed]]:
+        fixed = {name: values.pop(name) for name in self._fixed if name in values}
+        return values, fixed
+
+    def _compile(
+        self, values: dict[str, Value], fixed: dict[str, Fixed]
+    ) -> tuple[str, tuple[Any, ...], Converters] | None:
+        shape = _shape(values, fixed)
         if shape not in self._compiled:
-            stand_ins, _ = _stand_ins(values)
+            stand_ins, _ = _stand_ins(values, fixed)
             compiler = self._build(**stand_ins).query.get_compiler(connection=connection)
             try:
                 sql, params = compiler.as_sql()
@@ -77,15 +103,16 @@ class PreparedQuery:
             self._compiled[shape] = (sql, tuple(params), converters)
         return self._compiled[shape]
 
-    def rows(self, **values: Value) -> list[tuple[Any, ...]]:
+    def rows(self, **values: Any) -> list[tuple[Any, ...]]:
         if connection.vendor != "postgresql":
             return list(self._build(**values))
-        compiled = self._compile(values)
+        swapped, fixed = self._split(values)
+        compiled = self._compile(swapped, fixed)
         if compiled is None:
             return []
         sql, params, converters = compiled
-        _, back = _stand_ins(values)
-        bound = [back.get(p, p) if type(p) in (int, datetime) else p for p in params]
+        _, back = _stand_ins(swapped, fixed)
+        bound = [back.get(p, p) if type(p) in _SWAPPED else p for p in params]
         return list(_converted(_execute(sql, bound), converters))
 
 

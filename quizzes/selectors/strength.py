@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 import fsrs
+from django.db import connection
 from django.db.models import (
     Avg,
     Case,
@@ -20,14 +21,16 @@ from django.db.models import (
     FloatField,
     Func,
     Q,
+    QuerySet,
     Value,
     When,
 )
 from django.db.models.functions import Greatest, Power
 
 from accounts.models import User
-from courses.models import Enrollment, Module
+from courses.models import Course, Enrollment, Module
 from quizzes.models import RecallSchedule
+from quizzes.selectors.prepared import PreparedQuery
 from quizzes.services import fsrs_adapter
 
 
@@ -95,34 +98,56 @@ class _WholeDays(Func):
         return self.as_sql(compiler, connection, template="(%(expressions)s / 86400000000)")
 
 
+def _modules_queryset(*, learner_id: int) -> QuerySet[Any]:
+    course_ids = Enrollment.objects.filter(user_id=learner_id).values("course_id")
+    return (
+        Module.objects.filter(course_id__in=course_ids)
+        .annotate(items=Count("lessons__quiz_items"))
+        .order_by("course__title", "position")
+        .values_list(*_MODULE_FIELDS, *(f"course__{f}" for f in _COURSE_FIELDS), "items")
+    )
+
+
+def _strength_queryset(*, learner_id: int, modules: list[int], now: datetime) -> QuerySet[Any]:
+    return (
+        RecallSchedule.objects.filter(learner_id=learner_id, item__lesson__module__in=modules)
+        .values("item__lesson__module_id")
+        .annotate(n=Count("id"), mean=Avg(_recall_now(now=now, schedulers=_DEFAULT_CURVE)))
+        .order_by()
+        .values_list("item__lesson__module_id", "n", "mean")
+    )
+
+
+_MODULE_FIELDS = ("id", "course_id", "slug", "title", "position")
+_COURSE_FIELDS = ("id", "slug", "title")
+_MODULES = PreparedQuery(_modules_queryset)
+_STRENGTH = PreparedQuery(_strength_queryset)
+# The statistics use FSRS-6's default weights whatever the course (`scheduler_for` without a
+# scheduling), so every course has the same forgetting curve: one scheduler gives it.
+_DEFAULT_CURVE = {0: fsrs.Scheduler(parameters=fsrs_adapter.DEFAULT_WEIGHTS)}
+
+
 def module_strength_for(*, learner: User, now: datetime) -> list[ModuleStrength]:
     """Per module of the learner's courses: items, how many are scheduled, mean recall now.
 
     Two queries; the mean recall is computed in the database, one row per module.
     """
-    course_ids = Enrollment.objects.filter(user=learner).values("course_id")
-    modules = list(
-        Module.objects.filter(course_id__in=course_ids)
-        .select_related("course")
-        .annotate(items=Count("lessons__quiz_items"))
-        .order_by("course__title", "position")
-    )
-    schedulers = {m.course_id: fsrs_adapter.scheduler_for(m.course) for m in modules}
-    rows = (
-        RecallSchedule.objects.filter(
-            learner=learner, item__lesson__module__in=[m.pk for m in modules]
-        )
-        .values("item__lesson__module_id")
-        .annotate(n=Count("id"), mean=Avg(_recall_now(now=now, schedulers=schedulers)))
-        .order_by()
-    )
-    by_module = {row["item__lesson__module_id"]: (row["n"], row["mean"]) for row in rows}
+    db = connection.alias
+    modules = []
+    for row in _MODULES.rows(learner_id=learner.pk):
+        module = Module.from_db(db, _MODULE_FIELDS, row[: len(_MODULE_FIELDS)])
+        module.course = Course.from_db(db, _COURSE_FIELDS, row[len(_MODULE_FIELDS) : -1])
+        modules.append((module, row[-1]))
+    by_module: dict[int, tuple[int, float | None]] = {}
+    if modules:
+        rows = _STRENGTH.rows(learner_id=learner.pk, modules=[m.pk for m, _ in modules], now=now)
+        by_module = {module_id: (n, mean) for module_id, n, mean in rows}
     return [
         ModuleStrength(
             module=m,
-            items=m.items,  # type: ignore[attr-defined]
+            items=items,
             scheduled=by_module.get(m.pk, (0, None))[0],
             mean_recall=by_module.get(m.pk, (0, None))[1],
         )
-        for m in modules
+        for m, items in modules
     ]

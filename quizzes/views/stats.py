@@ -12,13 +12,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
-from courses.selectors import course_taught_by, courses_taught_by
+from courses.selectors import course_taught_by
 from quizzes.charts import BarChart, bar_chart
 from quizzes.models import RecallSchedule
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.selectors.course_stats import course_stats as course_stats_for
 from quizzes.selectors.history import item_history_for, reviewed_items_for
-from quizzes.selectors.stats import WeekRate, learner_stats
+from quizzes.selectors.stats import WeekRate, learner_stats, taught_courses_for
 from quizzes.services.review import schedule_unsuspend
 
 
@@ -56,7 +56,7 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
             "stats": stats,
             "forecast_chart": forecast_chart,
             "history_chart": history_chart,
-            "taught": list(courses_taught_by(user=request.user).only("slug", "title")),
+            "taught": taught_courses_for(user=request.user),
             "reviewed": reviewed_items_for(learner=request.user),
         },
     )

@@ -1,0 +1,174 @@
+"""The learner's statistics read a row per local day: due days (the forecast and the due
+counts) and review days (the streak, the mature reviews, the weekly pass rate). Each is one
+prepared statement of aggregates in the database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db.models import Case, Count, DateField, Q, QuerySet, Value, When
+
+from accounts.local_day import local_date_expression
+from accounts.models import User
+from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.selectors.prepared import PreparedQuery
+from quizzes.selectors.queue import local_day_bounds
+
+MATURE_DAYS = 21
+FORECAST_DAYS = 30
+HISTORY_WEEKS = 12
+
+
+def kept_logs() -> QuerySet[ReviewLog]:
+    """Review logs that still count: undone grades are excluded from every statistic."""
+    return ReviewLog.objects.filter(undo__isnull=True)
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: date
+    count: int
+
+
+@dataclass(frozen=True)
+class WeekRate:
+    week_start: date
+    reviews: int
+    passed: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.reviews if self.reviews else None
+
+
+def learner_today(learner: User, now: datetime) -> tuple[datetime, datetime, date]:
+    start, end = local_day_bounds(learner=learner, now=now)
+    return start, end, start.date()
+
+
+def _schedule_days_queryset(
+    *, learner_id: int, start: datetime, end: datetime, now: datetime, horizon: datetime,
+    today: date, time_zone: str, day_start_hour: int,
+) -> QuerySet[Any]:  # fmt: skip
+    """Per local due day before `horizon` (overdue under today): the schedules, those due now
+    and those due before the day's end."""
+    local = local_date_expression("due", time_zone=time_zone, day_start_hour=day_start_hour)
+    return (
+        RecallSchedule.objects.filter(learner_id=learner_id, due__lt=horizon)
+        .annotate(
+            day=Case(
+                When(due__lt=start, then=Value(today)), default=local, output_field=DateField()
+            )
+        )
+        .values("day")
+        .annotate(
+            n=Count("id"),
+            due_now=Count("id", filter=Q(due__lte=now)),
+            due_today=Count("id", filter=Q(due__lt=end)),
+        )
+        .order_by()
+        .values_list("day", "n", "due_now", "due_today")
+    )
+
+
+_SCHEDULE_DAYS = PreparedQuery(_schedule_days_queryset, fixed=("time_zone", "day_start_hour"))
+
+
+def forecast_and_due_for(
+    *, learner: User, now: datetime, days: int = FORECAST_DAYS
+) -> tuple[list[DayCount], int, int]:
+    """The forecast, and the cards due now and today (every one of them falls in the forecast's
+    first day or before it): one query."""
+    start, end, today = learner_today(learner, now)
+    rows = _SCHEDULE_DAYS.rows(
+        learner_id=learner.pk, start=start, end=end, now=now,
+        horizon=start + timedelta(days=days), today=today,
+        time_zone=learner.time_zone, day_start_hour=learner.day_start_hour,
+    )  # fmt: skip
+    counts = {day: n for day, n, _, _ in rows}
+    forecast = [
+        DayCount(day, counts.get(day, 0))
+        for day in (today + timedelta(days=offset) for offset in range(days))
+    ]
+    return forecast, sum(row[2] for row in rows), sum(row[3] for row in rows)
+
+
+def history_start(learner: User, now: datetime, weeks: int) -> tuple[date, datetime]:
+    """The Monday of the first week shown, and the moment the history counts reviews from."""
+    day_start, _ = local_day_bounds(learner=learner, now=now)
+    today = day_start.date()
+    first = today - timedelta(days=today.weekday()) - timedelta(weeks=weeks - 1)
+    return first, day_start - timedelta(days=(today - first).days)
+
+
+def _review_days_queryset(
+    *, learner_id: int, since: datetime, time_zone: str, day_start_hour: int
+) -> QuerySet[Any]:
+    """Per local review day: the mature reviews (first review of a card in Review state after
+    >= 21 days) and the reviews of cards in Review state since `since`, each with how many
+    passed."""
+    mature = Q(state_before__state=RecallSchedule.State.REVIEW, scheduled_days__gte=MATURE_DAYS)
+    recent = Q(state_before__state=RecallSchedule.State.REVIEW, reviewed_at__gte=since)
+    passed = Q(rating__gt=ReviewLog.Rating.AGAIN)
+    local = local_date_expression("reviewed_at", time_zone=time_zone, day_start_hour=day_start_hour)
+    return (
+        kept_logs()
+        .filter(learner_id=learner_id)
+        .annotate(day=local)
+        .order_by()
+        .values("day")
+        .annotate(
+            n=Count("id", filter=mature),
+            passed=Count("id", filter=mature & passed),
+            recent=Count("id", filter=recent),
+            recent_passed=Count("id", filter=recent & passed),
+        )
+        .values_list("day", "n", "passed", "recent", "recent_passed")
+    )
+
+
+_REVIEW_DAYS = PreparedQuery(_review_days_queryset, fixed=("time_zone", "day_start_hour"))
+
+
+@dataclass(frozen=True)
+class ReviewDays:
+    days: set[date]  # the learner's local days with a review (undone grades left out)
+    mature_reviews: int
+    mature_passed: int
+    history: list[WeekRate]
+
+
+def review_days_for(*, learner: User, now: datetime, weeks: int = HISTORY_WEEKS) -> ReviewDays:
+    """The review days (for the streak), the mature reviews and the weekly pass rate of reviews
+    of cards in Review state, from one query of a row per review day. The weeks are the
+    learner's local weeks, as `retention_history_for` counts them."""
+    first, since = history_start(learner, now, weeks)
+    rows = _REVIEW_DAYS.rows(
+        learner_id=learner.pk,
+        since=since,
+        time_zone=learner.time_zone,
+        day_start_hour=learner.day_start_hour,
+    )
+    by_week: dict[date, tuple[int, int]] = {}
+    for day, _, _, recent, recent_passed in rows:
+        if recent:
+            monday = day - timedelta(days=day.weekday())
+            n, passed = by_week.get(monday, (0, 0))
+            by_week[monday] = (n + recent, passed + recent_passed)
+    return ReviewDays(
+        days={row[0] for row in rows},
+        mature_reviews=sum(row[1] for row in rows),
+        mature_passed=sum(row[2] for row in rows),
+        history=week_rates(first, weeks, by_week),
+    )
+
+
+def week_rates(first: date, weeks: int, by_week: dict[date, tuple[int, int]]) -> list[WeekRate]:
+    out = []
+    for i in range(weeks):
+        week_start = first + timedelta(weeks=i)
+        n, passed = by_week.get(week_start, (0, 0))
+        out.append(WeekRate(week_start=week_start, reviews=n, passed=passed))
+    return out
