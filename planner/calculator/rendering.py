@@ -1,12 +1,17 @@
-"""The calculator form as plain rows for one template loop (no per-widget templates), and the
-result's words for people: warning titles and assumption labels instead of the JSON's codes."""
+"""The calculator form as plain rows for one template loop (no per-widget templates; a select's
+options rendered once per set of choices and selected value), and the result's words for people:
+warning titles and assumption labels instead of the JSON's codes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from django import forms
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from core.forms import BoundedNumberField
@@ -44,7 +49,7 @@ class FieldRow:
     value: str
     placeholder: str
     inputmode: str
-    choices: list[tuple[str, str, bool]]
+    options: SafeString  # a select's <option>s, the typed value selected
     errors: list[str]
 
 
@@ -58,10 +63,7 @@ def form_rows(form: CalculatorForm) -> list[FieldRow]:
         raw = form.data.get(name, "") if form.is_bound else form.initial.get(name, "")
         value = "" if raw is None else str(raw)
         select = isinstance(field.widget, forms.Select)
-        choices = [
-            (str(k), str(v), str(k) == value)
-            for k, v in (field.widget.choices if select else [])  # type: ignore[attr-defined]
-        ]
+        choices = field.widget.choices if select else ()  # type: ignore[attr-defined]
         inputmode = ""
         if isinstance(field, BoundedNumberField):
             inputmode = "numeric" if field.bound.integer else "decimal"
@@ -74,11 +76,28 @@ def form_rows(form: CalculatorForm) -> list[FieldRow]:
                 value=value,
                 placeholder=str(field.widget.attrs.get("placeholder", "")),
                 inputmode=inputmode,
-                choices=choices,
+                options=select_options(choices, value),
                 errors=[str(e) for e in errors.get(name, [])],
             )
         )
     return rows
+
+
+def select_options(choices: Iterable[tuple[Any, Any]], value: str) -> SafeString:
+    """The <option>s of a select with `value` selected (none when it is not a choice)."""
+    pairs = tuple((str(k), str(v)) for k, v in choices)
+    return _options_html(pairs, value if any(k == value for k, _ in pairs) else None)
+
+
+# The choices are the pickers' (one tuple per catalogue) and the fields' own, and only a value
+# among them is a key: a few hundred entries at most, each rendered once.
+@lru_cache(maxsize=1024)
+def _options_html(pairs: tuple[tuple[str, str], ...], selected: str | None) -> SafeString:
+    return format_html_join(
+        "",
+        '<option value="{}"{}>{}</option>',
+        ((k, SafeString(" selected") if k == selected else "", v) for k, v in pairs),
+    )
 
 
 def readable_warnings(result: dict[str, Any]) -> list[dict[str, str]]:
