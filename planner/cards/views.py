@@ -11,6 +11,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
@@ -30,32 +33,32 @@ from planner.cards.selectors import (
 from planner.cards.services import workload_card_create, workload_card_delete
 
 # Rows of the comparison table: (label, where to read it). "card.x" reads the card, else the result.
-COMPARE_ROWS: list[tuple[str, str]] = [
-    ("Kind", "card.get_kind_display"),
-    ("Model", "card.model_name"),
-    ("Precision", "card.precision"),
-    ("Latency target (ms)", "card.latency_target_ms"),
-    ("Concurrency (users)", "card.concurrency"),
-    ("Batch window (h)", "card.batch_window_hours"),
-    ("GPU", "accelerator"),
-    ("Weights (GB)", "weights_gb"),
-    ("KV cache per user (GB)", "kv_cache_per_user_gb"),
-    ("Available for cache (GB)", "available_for_cache_gb"),
-    ("Max active users", "max_active_users"),
-    ("Decode upper bound (tokens/s)", "decode_tokens_per_s_upper_bound"),
-    ("Decode speed needed (tokens/s)", "required_decode_tokens_per_s"),
-    ("Training method", "method"),
-    ("Training total (GB)", "total_gb"),
-    ("Cost per run (USD)", "cost_per_run_usd"),
-    ("Required rate (items/s)", "required_items_per_s"),
-    ("Workers needed", "workers_needed"),
-    ("Hours needed", "hours_needed"),
-    ("Cost (USD)", "cost_usd"),
-    ("Managed API cost (USD)", "api_cost_usd"),
-    ("Fits", "fits"),
-    ("Fits the window", "fits_window"),
-    ("Warnings", "warnings"),
-    ("Missing assumptions", "missing_assumptions"),
+COMPARE_ROWS: list[tuple[str | Promise, str]] = [
+    (gettext_lazy("Kind"), "card.get_kind_display"),
+    (gettext_lazy("Model"), "card.model_name"),
+    (gettext_lazy("Precision"), "card.precision"),
+    (gettext_lazy("Latency target (ms)"), "card.latency_target_ms"),
+    (gettext_lazy("Concurrency (users)"), "card.concurrency"),
+    (gettext_lazy("Batch window (h)"), "card.batch_window_hours"),
+    (gettext_lazy("GPU"), "accelerator"),
+    (gettext_lazy("Weights (GB)"), "weights_gb"),
+    (gettext_lazy("KV cache per user (GB)"), "kv_cache_per_user_gb"),
+    (gettext_lazy("Available for cache (GB)"), "available_for_cache_gb"),
+    (gettext_lazy("Max active users"), "max_active_users"),
+    (gettext_lazy("Decode upper bound (tokens/s)"), "decode_tokens_per_s_upper_bound"),
+    (gettext_lazy("Decode speed needed (tokens/s)"), "required_decode_tokens_per_s"),
+    (gettext_lazy("Training method"), "method"),
+    (gettext_lazy("Training total (GB)"), "total_gb"),
+    (gettext_lazy("Cost per run (USD)"), "cost_per_run_usd"),
+    (gettext_lazy("Required rate (items/s)"), "required_items_per_s"),
+    (gettext_lazy("Workers needed"), "workers_needed"),
+    (gettext_lazy("Hours needed"), "hours_needed"),
+    (gettext_lazy("Cost (USD)"), "cost_usd"),
+    (gettext_lazy("Managed API cost (USD)"), "api_cost_usd"),
+    (gettext_lazy("Fits"), "fits"),
+    (gettext_lazy("Fits the window"), "fits_window"),
+    (gettext_lazy("Warnings"), "warnings"),
+    (gettext_lazy("Missing assumptions"), "missing_assumptions"),
 ]
 
 
@@ -77,7 +80,7 @@ def _cell(card: WorkloadCard, source: str) -> str:
     if value is None or value == "" or value == []:
         return "—"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if source in {"card.model_name", "accelerator"}:
         return _catalogue_name(str(value), "model" if source == "card.model_name" else "gpu")
     if source == "warnings":
@@ -132,11 +135,11 @@ def _saved_calculation(form: WorkloadCardSaveForm) -> tuple[CalculatorForm, Esti
         form.cleaned_data["query"], latency_target_ms=form.cleaned_data.get("latency_target_ms")
     )
     if calc is None:
-        form.add_error("query", "the calculation to save is missing; recalculate and try again.")
+        form.add_error("query", _("the calculation to save is missing; recalculate and try again."))
         return None
     estimate = form_estimate(calc)
     if estimate is None:
-        form.add_error("query", "the calculation has errors; fix them in the calculator first.")
+        form.add_error("query", _("the calculation has errors; fix them in the calculator first."))
         return None
     return calc, estimate
 
@@ -160,7 +163,7 @@ def card_create(request: AuthenticatedHttpRequest) -> HttpResponse:
         notes=form.cleaned_data.get("notes", ""),
         is_example=bool(form.cleaned_data.get("is_example")),
     )
-    messages.success(request, f"Saved the workload card “{card.name}”.")
+    messages.success(request, _("Saved the workload card “%(name)s”.") % {"name": card.name})
     return redirect("planner:cards")
 
 
@@ -170,7 +173,7 @@ def card_delete(request: AuthenticatedHttpRequest, card_id: int) -> HttpResponse
     card = get_object_or_404(workload_cards_owned_by(user=request.user), pk=card_id)
     name = card.name
     workload_card_delete(card=card)
-    messages.success(request, f"Deleted the workload card “{name}”.")
+    messages.success(request, _("Deleted the workload card “%(name)s”.") % {"name": name})
     return redirect("planner:cards")
 
 
