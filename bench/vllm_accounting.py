@@ -2,11 +2,12 @@
 
 Each row is one published vLLM start-up log (memory profile, "# GPU blocks", "GPU KV cache size",
 "Maximum concurrency"), cited below. The engine is given only what the person launching vLLM
-chose (GPU, model, precision, tensor parallelism, gpu_memory_utilization, max_model_len) and no
-overhead, so it uses its own accounting (planner/capacity/overhead.py). Per row it prints the KV
+chose (GPU, model, precision, tensor parallelism, gpu_memory_utilization, max_model_len), the vLLM
+generation that wrote the log (engine_profile: planner/capacity/engine_profiles.py) and no overhead,
+so it uses its own accounting (planner/capacity/overhead.py). Per row it prints the KV
 pool per GPU (GiB) and the tokens / maximum concurrency, engine beside measured, with the relative
 error; the target is 5 % or 1 GiB per GPU. Rows marked "fit" supplied a constant of the
-accounting (in-sample); the others are checks.
+accounting (in-sample: the non-torch memory, or a family's activation peak); the others are checks.
 
 Run: `.venv/bin/python bench/vllm_accounting.py` (pure Python, under a second).
 """
@@ -19,7 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from planner.capacity import ModelSpec, ServingInputs, default_catalogue, estimate_serving
+from planner.capacity import (
+    Accelerator,
+    ModelSpec,
+    ServingInputs,
+    default_catalogue,
+    estimate_serving,
+)
 
 GIB = 2**30
 CAT = default_catalogue()
@@ -60,6 +67,35 @@ QWEN3_235B = ModelSpec(
     active_params_b=22.0,
     source="https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json",
 )
+# vLLM's own total on an RTX 3090 ("total_gpu_memory=23.58GiB", vllm issue 10517); not a
+# catalogue device, so the bench builds it.
+RTX_3090 = replace(
+    CAT.accelerator("a10g"),
+    id="rtx-3090",
+    name="NVIDIA GeForce RTX 3090",
+    memory_gb=24,
+    usable_memory_gib=23.58,
+    usable_memory_source="vLLM's memory profile on an RTX 3090, github.com/vllm-project/vllm/issues/10517",
+    mig_profiles=(),
+)
+# The H100 of the llm-d logs reports 79.18 GiB total (79.22 in vllm pull 10511's).
+H100_LLMD = replace(CAT.accelerator("h100-sxm"), usable_memory_gib=79.18)
+QWEN3_06B = ModelSpec(
+    id="qwen3-0.6b",
+    name="Qwen3 0.6B",
+    params_b=0.6,
+    layers=28,
+    hidden_size=1024,
+    attention_heads=16,
+    kv_heads=8,
+    head_dim=128,
+    intermediate_size=3072,
+    max_context_tokens=40960,
+    release_precision="bf16",
+    vocab_size=151936,
+    tie_word_embeddings=True,
+    source="https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json",
+)
 LLAMA_32_11B_VISION = ModelSpec(
     id="llama-3.2-11b-vision",
     name="Llama 3.2 11B Vision",
@@ -82,7 +118,7 @@ LLAMA_32_11B_VISION = ModelSpec(
 class Measurement:
     label: str
     source: str
-    gpu: str
+    gpu: str | Accelerator
     model: ModelSpec
     precision: str
     tp: int
@@ -91,12 +127,13 @@ class Measurement:
     pool_gib: float  # per GPU, as logged (or from the logged blocks)
     tokens: int | None = None  # "GPU KV cache size" or blocks x 16
     role: str = "check"
+    engine: str = "vllm-v1"  # the vLLM generation that wrote the log
 
 
 MEASUREMENTS = (
     Measurement(
-        "Llama-3-8B, H100, TP 1",
-        "github.com/vllm-project/vllm/pull/10511 (memory profiling results)",
+        "Llama-3-8B, H100, TP 1 (V0, 0.6.5)",
+        "github.com/vllm-project/vllm/pull/10511 (memory profiling results: 1.26 GiB activation, 1.79 GiB non-torch logged)",
         "h100-sxm",
         LLAMA_8B,
         "bf16",
@@ -104,10 +141,11 @@ MEASUREMENTS = (
         0.90,
         8192,
         53.29,
-        role="fit",
+        role="check",
+        engine="vllm-v0",
     ),
     Measurement(
-        "Llama-3-8B, H100, TP 2",
+        "Llama-3-8B, H100, TP 2 (V0, 0.6.5)",
         "github.com/vllm-project/vllm/pull/10511 (71.29 − 7.48 − 3.58 − 1.26 GiB logged)",
         "h100-sxm",
         LLAMA_8B,
@@ -117,10 +155,11 @@ MEASUREMENTS = (
         8192,
         58.97,
         role="fit",
+        engine="vllm-v0",
     ),
     Measurement(
-        "Llama-3.1-70B w8a8, H100, util 0.98",
-        "github.com/vllm-project/vllm/pull/12569 (1,381 blocks, 10.79x at 2,048)",
+        "Llama-3.1-70B w8a8, H100, util 0.98 (V1, 0.7.0)",
+        "github.com/vllm-project/vllm/pull/12569 (VLLM_USE_V1=1; 67.72 GiB weights, 1,381 blocks, 10.79x at 2,048)",
         "h100-sxm",
         LLAMA_70B,
         "int8",
@@ -129,9 +168,10 @@ MEASUREMENTS = (
         2048,
         1381 * 16 * 327_680 / GIB,
         tokens=1381 * 16,
+        engine="vllm-v1-0.8",
     ),
     Measurement(
-        "Llama-3.1-8B, L40S (V1)",
+        "Llama-3.1-8B, L40S (V1, April 2025)",
         "github.com/vllm-project/vllm/pull/17122 (158,656 tokens, 4.84x at 32,768)",
         "l40s",
         LLAMA_8B,
@@ -141,10 +181,11 @@ MEASUREMENTS = (
         32768,
         158_656 * 131_072 / GIB,
         tokens=158_656,
+        engine="vllm-v1-0.8",
     ),
     Measurement(
-        "Llama-2-7B, A100 80GB",
-        "github.com/vllm-project/vllm/pull/2031 (7,351 GPU blocks)",
+        "Llama-2-7B, A100 80GB (vLLM 0.2.5, 2023)",
+        "github.com/vllm-project/vllm/pull/2031 (7,351 GPU blocks; the 2023 profiler, batch as V0)",
         "a100-80gb",
         LLAMA_2_7B,
         "bf16",
@@ -153,10 +194,11 @@ MEASUREMENTS = (
         4096,
         7351 * 16 * 524_288 / GIB,
         tokens=7351 * 16,
+        engine="vllm-v0",
     ),
     Measurement(
         "Llama-2-70B, 4x A100 80GB (vLLM 0.2, 2023)",
-        "github.com/vllm-project/vllm/pull/2031 (20,865 GPU blocks)",
+        "github.com/vllm-project/vllm/pull/2031 (20,865 GPU blocks; the 2023 profiler counted total − free after the profile run, NCCL and the allocator's cache included, which the engine does not model)",
         "a100-80gb",
         LLAMA_2_70B,
         "bf16",
@@ -165,6 +207,7 @@ MEASUREMENTS = (
         4096,
         20865 * 16 * 81_920 / GIB,
         tokens=20865 * 16,
+        engine="vllm-v0",
     ),
     Measurement(
         "Qwen3-235B-A22B-FP8, 4x H100",
@@ -178,6 +221,7 @@ MEASUREMENTS = (
         8.11,
         tokens=178_880,
         role="fit",
+        engine="vllm-v1-0.9",
     ),
     Measurement(
         "Llama-3.2-11B-Vision, H100",
@@ -191,6 +235,96 @@ MEASUREMENTS = (
         14.65,
         tokens=6001 * 16,
         role="fit",
+        engine="vllm-v0",
+    ),
+    Measurement(
+        "Llama-3.1-8B, RTX 3090, 20,000 tokens (V0)",
+        "github.com/vllm-project/vllm/issues/10517 (kv_cache_size=3.81GiB, 1,952 blocks; non_torch 0.35 GiB logged)",
+        RTX_3090,
+        LLAMA_8B,
+        "bf16",
+        1,
+        0.90,
+        20000,
+        1952 * 16 * 131_072 / GIB,
+        tokens=1952 * 16,
+        engine="vllm-v0",
+    ),
+    Measurement(
+        "Llama-3.1-8B, RTX 3090, 29,000 tokens (V0)",
+        "github.com/vllm-project/vllm/issues/10517 (kv_cache_size=2.89GiB, 1,478 blocks)",
+        RTX_3090,
+        LLAMA_8B,
+        "bf16",
+        1,
+        0.90,
+        29000,
+        1478 * 16 * 131_072 / GIB,
+        tokens=1478 * 16,
+        engine="vllm-v0",
+    ),
+    Measurement(
+        "Llama-3.1-8B, RTX 3090, 35,000 tokens (V0, chunked prefill)",
+        "github.com/vllm-project/vllm/issues/10517 (23.58 × 0.9 − peak_torch 15.05 − non_torch 0.35 GiB, from the logged figures)",
+        RTX_3090,
+        LLAMA_8B,
+        "bf16",
+        1,
+        0.90,
+        35000,
+        23.58 * 0.9 - 15.05 - 0.35,
+        engine="vllm-v0",
+        role="fit",
+    ),
+    Measurement(
+        "Llama-3.1-8B, H100, 16,000 tokens (V1, llm-d)",
+        "github.com/llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md (4.76 GiB peak activation, 0.13 GiB non-torch, 51.38 GiB KV)",
+        H100_LLMD,
+        LLAMA_8B,
+        "bf16",
+        1,
+        0.90,
+        16000,
+        51.38,
+        role="fit",
+        engine="vllm-v1-0.9",
+    ),
+    Measurement(
+        "Qwen3-0.6B, H100, 16,000 tokens (V1, llm-d)",
+        "github.com/llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md (5.56 GiB peak activation, 64.45 GiB KV)",
+        H100_LLMD,
+        QWEN3_06B,
+        "bf16",
+        1,
+        0.90,
+        16000,
+        64.45,
+        engine="vllm-v1-0.9",
+    ),
+    Measurement(
+        "Qwen3-32B, H100, 16,000 tokens (V1, llm-d)",
+        "github.com/llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md (5.64 GiB peak activation, 4.45 GiB KV)",
+        H100_LLMD,
+        CAT.model("qwen3-32b"),
+        "bf16",
+        1,
+        0.90,
+        16000,
+        4.45,
+        engine="vllm-v1-0.9",
+    ),
+    Measurement(
+        "Llama-3.3-70B FP8, 2x H100, 16,000 tokens (V1, llm-d)",
+        "github.com/llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md (4.84 GiB peak activation, 0.55 GiB non-torch, 32.0 GiB KV per GPU)",
+        H100_LLMD,
+        CAT.model("llama-3.3-70b"),
+        "fp8",
+        2,
+        0.90,
+        16000,
+        32.0,
+        role="fit",
+        engine="vllm-v1-0.9",
     ),
 )
 
@@ -198,7 +332,7 @@ MEASUREMENTS = (
 def engine_row(m: Measurement) -> tuple[float, int | None, float | None]:
     est = estimate_serving(
         ServingInputs(
-            accelerator=CAT.accelerator(m.gpu),
+            accelerator=m.gpu if isinstance(m.gpu, Accelerator) else CAT.accelerator(m.gpu),
             model=m.model,
             weight_precision=m.precision,
             kv_precision="bf16",
@@ -206,6 +340,7 @@ def engine_row(m: Measurement) -> tuple[float, int | None, float | None]:
             gpu_memory_utilization=m.utilization,
             context_tokens=m.context,
             users=1,
+            engine_profile=m.engine,
         )
     )
     pool = est.available_for_cache_bytes / m.tp / GIB
@@ -219,9 +354,9 @@ def rel(engine: float, measured: float) -> float:
 
 def main() -> None:
     print(
-        "| run | role | KV pool per GPU, engine (GiB) | measured (GiB) | error | tokens, engine | measured | max concurrency, engine | measured | within 5 % or 1 GiB |"
+        "| run | role | engine | KV pool per GPU, engine (GiB) | measured (GiB) | error | tokens, engine | measured | max concurrency, engine | measured | within 5 % or 1 GiB |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     hits = 0
     for m in MEASUREMENTS:
         pool, tokens, conc = engine_row(m)
@@ -229,7 +364,7 @@ def main() -> None:
         hits += ok
         measured_conc = f"{m.tokens / m.context:.2f}x" if m.tokens else "–"
         print(
-            f"| {m.label} | {m.role} | {pool:.2f} | {m.pool_gib:.2f} | {rel(pool, m.pool_gib):+.1f} % | "
+            f"| {m.label} | {m.role} | {m.engine} | {pool:.2f} | {m.pool_gib:.2f} | {rel(pool, m.pool_gib):+.1f} % | "
             f"{tokens:,} | {f'{m.tokens:,}' if m.tokens else '–'} | {conc:.2f}x | {measured_conc} | {'yes' if ok else 'no'} |"
         )
     print(f"\n{hits} of {len(MEASUREMENTS)} within target.\n\nSources:")

@@ -4,14 +4,14 @@ vLLM sizes its KV cache at start-up (vllm/worker/worker.py `determine_num_availa
 vllm/v1/worker/gpu_worker.py `determine_available_memory`):
 
     budget   = total_gpu_memory x gpu_memory_utilization     (total: what the CUDA runtime reports)
-    kv_pool  = budget - weights - PyTorch activation peak - non-torch memory
+    kv_pool  = budget - weights - PyTorch activation peak - non-torch memory [- CUDA graphs]
     blocks   = floor(kv_pool / (block_size x KV bytes per token on this GPU)),  block_size = 16
     tokens   = blocks x block_size;  maximum concurrency = tokens / max_model_len
 
-The activation peak and the non-torch memory are profiled, not derived; the constants below are the
-ones vLLM printed for the named runs ("Memory profiling results", vllm-project/vllm pull 10511,
-a Llama-3-8B on H100s at tensor parallelism 1 and 2), so the estimate is as good as those runs are
-typical. bench/vllm_accounting.py compares the result with every published start-up log we found.
+The activation peak follows from the profiled batch and the non-torch memory from the logs of the
+engine generation (planner.capacity.engine_profiles, which cites both); a MoE or multimodal model's
+forward peak is the figure vLLM printed for one named run (below), as good as that run is typical.
+bench/vllm_accounting.py compares the result with every published start-up log we found.
 """
 
 from __future__ import annotations
@@ -20,26 +20,33 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
+from planner.capacity.catalogue import ModelSpec
+from planner.capacity.engine_profiles import (
+    EngineProfile,
+    dense_forward_peak,
+    non_torch_gib,
+    profile_batch,
+    sampler_peak,
+)
 from planner.capacity.units import BYTES_PER_GIB
 
 DEFAULT_GPU_MEMORY_UTILIZATION: Final = Fraction(9, 10)  # vLLM's default
 BLOCK_SIZE_TOKENS: Final = 16  # vLLM's default KV block on CUDA
-# PyTorch activation peak of the profiling forward pass, by architecture family (GiB).
-ACTIVATION_PEAK_GIB: Final[dict[str, Fraction]] = {
-    # Llama-3-8B, 8,192 batched tokens, H100: 1.26 GiB (vllm pull 10511).
+# The profiling forward pass's activation peak by architecture family (GiB), where it is not derived
+# from the profiled batch (dense models with a known architecture are); the sampler's peak is
+# compared with it all the same.
+FORWARD_PEAK_GIB: Final[dict[str, Fraction]] = {
+    # Llama-3-8B, 8,192 batched tokens, H100: 1.26 GiB (vllm pull 10511): for a dense model
+    # without an architecture (a learner's own figures).
     "dense": Fraction("1.26"),
-    # Qwen3-235B-A22B-FP8, TP 4, H100: budget 71.30 GiB - 54.74 GiB weights - 8.11 GiB KV leaves
-    # 8.45 GiB, of which 3.58 GiB is non-torch at TP > 1 (vllm issue 21348): 4.87 GiB.
-    "moe": Fraction("4.87"),
-    # Llama-3.2-11B-Vision, 128 sequences, H100: 36.63 GiB activation + 0.16 GiB non-torch
-    # logged (vllm pull 12126), less the 1.79 GiB non-torch counted separately: 35.00 GiB. The
-    # encoder's profile depends on the image limits; this is the logged run, not a rule.
-    "multimodal": Fraction("35.00"),
+    # Qwen3-235B-A22B-FP8, TP 4, H100, vLLM V1 (issue 21348): budget 71.30 GiB - 54.74 GiB weights
+    # - 8.11 GiB KV leaves 8.45 GiB, less 0.55 GiB non-torch: 7.90 GiB. Fitted to that log.
+    "moe": Fraction("7.90"),
+    # Llama-3.2-11B-Vision, 128 sequences, H100, V0: "PyTorch activation peak memory takes
+    # 36.63GiB" (vllm pull 12126). The encoder's profile depends on the image limits; this is the
+    # logged run, not a rule.
+    "multimodal": Fraction("36.63"),
 }
-# CUDA context, cuBLAS workspaces, NCCL buffers: 1.79 GiB on one H100, 3.58 GiB per GPU at
-# tensor parallelism 2 (vllm pull 10511). No larger TP was logged; it is held at the TP-2 figure.
-NON_TORCH_GIB: Final = Fraction("1.79")
-NON_TORCH_TP_GIB: Final = Fraction("3.58")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,27 +56,57 @@ class EngineOverhead:
     utilization_headroom: Fraction  # usable x (1 - gpu_memory_utilization)
     activation_peak: Fraction
     non_torch: Fraction
+    cuda_graphs: Fraction = Fraction(0)
 
     @property
     def total(self) -> Fraction:
-        return self.utilization_headroom + self.activation_peak + self.non_torch
+        return self.utilization_headroom + self.activation_peak + self.non_torch + self.cuda_graphs
 
     def parts(self) -> dict[str, Fraction]:
+        """The reported parts; the CUDA-graph pool (memory outside the profiled forward, like the
+        non-torch memory) is reported with the non-torch memory, keeping the keys stable."""
         return {
             "utilization_headroom": self.utilization_headroom,
             "activation_peak": self.activation_peak,
-            "non_torch": self.non_torch,
+            "non_torch": self.non_torch + self.cuda_graphs,
         }
 
 
-def engine_overhead(
-    *, usable: Fraction, utilization: Fraction, family: str, tensor_parallel: int
-) -> EngineOverhead:
-    """The parts of one GPU's overhead (see the module docstring for the sources)."""
-    activation = ACTIVATION_PEAK_GIB.get(family, ACTIVATION_PEAK_GIB["dense"]) * BYTES_PER_GIB
-    non_torch = (NON_TORCH_GIB if tensor_parallel == 1 else NON_TORCH_TP_GIB) * BYTES_PER_GIB
+@dataclass(frozen=True, slots=True)
+class EngineRun:
+    """What sizes one GPU's profiling run: the engine generation, the model, the deployment."""
+
+    profile: EngineProfile
+    spec: ModelSpec | None
+    accelerator_id: str
+    max_model_len: int
+    tensor_parallel: int
+
+
+def activation_peak(run: EngineRun, usable: Fraction) -> Fraction:
+    """max(forward, sampler): a dense model's forward from its profiled batch, other families'
+    logged forward figure; the sampler from the batch's sequences and the vocabulary."""
+    spec = run.spec
+    batch = profile_batch(
+        run.profile,
+        usable=usable,
+        accelerator_id=run.accelerator_id,
+        max_model_len=run.max_model_len,
+    )
+    family = spec.family if spec is not None else "dense"
+    if spec is not None and family == "dense" and spec.intermediate_size:
+        forward = dense_forward_peak(batch, spec, run.tensor_parallel)
+    else:
+        forward = FORWARD_PEAK_GIB.get(family, FORWARD_PEAK_GIB["dense"]) * BYTES_PER_GIB
+    vocab = spec.vocab_size if spec is not None else None
+    return max(forward, sampler_peak(run.profile, batch, vocab))
+
+
+def engine_overhead(*, usable: Fraction, utilization: Fraction, run: EngineRun) -> EngineOverhead:
+    """The parts of one GPU's overhead (see planner.capacity.engine_profiles for the sources)."""
     return EngineOverhead(
         utilization_headroom=usable * (1 - utilization),
-        activation_peak=activation,
-        non_torch=non_torch,
+        activation_peak=activation_peak(run, usable),
+        non_torch=non_torch_gib(run.profile, run.tensor_parallel) * BYTES_PER_GIB,
+        cuda_graphs=run.profile.cuda_graph_gib * BYTES_PER_GIB,
     )

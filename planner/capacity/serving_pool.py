@@ -15,14 +15,16 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from planner.capacity.engine_profiles import engine_profile
 from planner.capacity.formatting import gb, num, whole
 from planner.capacity.overhead import (
     BLOCK_SIZE_TOKENS,
     DEFAULT_GPU_MEMORY_UTILIZATION,
+    EngineRun,
     engine_overhead,
 )
 from planner.capacity.results import Severity, Trail, WarningCode
-from planner.capacity.serving_inputs import ServingInputs
+from planner.capacity.serving_inputs import DEFAULT_CONTEXT_TOKENS, ServingInputs
 from planner.capacity.serving_memory import DeviceMemory, KvCache, Weights, checkpoint_bytes
 from planner.capacity.units import (
     BYTES_PER_GB,
@@ -120,20 +122,23 @@ def _engine_pool(
     trail: Trail,
 ) -> Pool:
     utilization = _utilization(inputs, trail)
-    parts = engine_overhead(
-        usable=device.usable,
-        utilization=utilization,
-        family=inputs.model.family if inputs.model is not None else "dense",
+    profile = engine_profile(inputs.engine_profile)
+    run = EngineRun(
+        profile=profile,
+        spec=inputs.model,
+        accelerator_id=inputs.accelerator.id if inputs.accelerator is not None else "",
+        max_model_len=kv.context or DEFAULT_CONTEXT_TOKENS,
         tensor_parallel=n,
     )
+    parts = engine_overhead(usable=device.usable, utilization=utilization, run=run)
     trail.assume("overhead_gb", "a serving engine's own accounting (vLLM's), in parts")
-    free = device.usable * utilization - w_gpu - parts.activation_peak - parts.non_torch
+    free = device.usable * utilization - w_gpu - parts.total + parts.utilization_headroom
     available = max(free, Fraction(0))
     trail.formula(
-        "KV pool" + (" per GPU" if n > 1 else ""),
-        "usable memory × utilization − weights − activation peak − non-torch memory",
+        "KV pool" + (" per GPU" if n > 1 else "") + f", as {profile.name} accounts it",
+        "usable memory × utilization − weights − activation peak − non-torch memory − CUDA graphs",
         f"{gb(device.usable)} × {num(utilization)} − {gb(w_gpu)} − {gb(parts.activation_peak)} − "
-        f"{gb(parts.non_torch)} = {gb(free)}",
+        f"{gb(parts.non_torch)} − {gb(parts.cuda_graphs)} = {gb(free)}",
     )
     tokens, max_users = _users_in_blocks(available, per_user_gpu, per_token_gpu, kv.context, trail)
     return Pool(

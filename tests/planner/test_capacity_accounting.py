@@ -26,12 +26,19 @@ def run(gpu: str, model: str, **kwargs: object) -> ServingEstimate:
 
 
 def test_h100_llama_8b_pool_is_vllms_accounting_in_whole_blocks() -> None:
-    """79.22 GiB × 0.9 − 16.06 GB weights − 1.26 GiB activations − 1.79 GiB non-torch, in
-    16-token blocks of 131,072 bytes per token; users are whole 8k requests."""
+    """Current vLLM (V1) on an H100: 8,192 batched tokens and 1,024 sequences; the sampler's
+    1,024 × 128,256 × 39 bytes outweighs the forward's 8,192 × 110,592; then 0.13 GiB non-torch
+    and the 0.36 GiB CUDA-graph pool, in 16-token blocks of 131,072 bytes; whole 8k requests."""
     est = run("h100-sxm", "llama-3.1-8b", weight_precision="bf16", context_tokens=8192, users=1)
     usable = round(Fraction("79.22") * GIB)
+    sampler = 1024 * 128_256 * 39
+    assert sampler == 5_122_031_616 and sampler > 8192 * 110_592
     pool = (
-        usable * Fraction(9, 10) - 16_060_000_000 - Fraction("1.26") * GIB - Fraction("1.79") * GIB
+        usable * Fraction(9, 10)
+        - 16_060_000_000
+        - sampler
+        - Fraction("0.13") * GIB
+        - Fraction("0.36") * GIB
     )
     blocks = int(pool // (16 * 131_072))
     assert est.available_for_cache_bytes == int(pool)
@@ -43,9 +50,54 @@ def test_h100_llama_8b_pool_is_vllms_accounting_in_whole_blocks() -> None:
         "activation_peak",
         "non_torch",
     }
+    assert parts["activation_peak"] == sampler
     assert est.gpu_memory_bytes == usable  # 85.06 GB: an "80 GB" H100 has 80 GiB of HBM
     assert sum(parts.values()) == pytest.approx(est.overhead_bytes, abs=4)
     assert "gpu_memory_utilization" in est.missing_assumptions
+
+
+def test_vllm_v0_profiles_the_whole_context_as_one_forward() -> None:
+    """V0 (vllm pull 10511's profiler) batches max(8,192, 2,048) tokens: 8,192 × (3 × 14,336 +
+    3 × 4,096) × 2 bytes = 905,969,664 for Llama-3.1-8B, above its 256 × 128,256 × 2-byte logits;
+    0.16 GiB non-torch (vllm pull 12126); no CUDA-graph term."""
+    est = run(
+        "h100-sxm",
+        "llama-3.1-8b",
+        weight_precision="bf16",
+        context_tokens=8192,
+        engine_profile="vllm-v0",
+    )
+    usable = round(Fraction("79.22") * GIB)
+    pool = usable * Fraction(9, 10) - 16_060_000_000 - 905_969_664 - Fraction("0.16") * GIB
+    assert est.available_for_cache_bytes == int(pool)
+    assert est.to_dict()["overhead_parts_bytes"]["activation_peak"] == 905_969_664
+
+
+def test_v0_turns_chunked_prefill_on_above_32k_tokens() -> None:
+    """Above 32,768 tokens V0 profiles 512 tokens (512 × 110,592 = 56,623,104 bytes), so its
+    256 × 128,256 × 2-byte logits (65,667,072) are the peak."""
+    est = run(
+        "h100-sxm",
+        "llama-3.1-8b",
+        weight_precision="bf16",
+        context_tokens=35_000,
+        engine_profile="vllm-v0",
+    )
+    peak = est.to_dict()["overhead_parts_bytes"]["activation_peak"]
+    assert peak == max(512 * 110_592, 256 * 128_256 * 2) == 65_667_072
+
+
+def test_v1_on_a_small_gpu_profiles_2048_tokens_and_256_sequences() -> None:
+    """An L40S (44.53 GiB) gets V1's smaller defaults: max(2,048 × 110,592, 256 × 128,256 × 39)."""
+    est = run("l40s", "llama-3.1-8b", weight_precision="bf16", context_tokens=32768)
+    peak = est.to_dict()["overhead_parts_bytes"]["activation_peak"]
+    assert peak == max(2048 * 110_592, 256 * 128_256 * 39) == 1_280_507_904
+
+
+def test_an_unknown_engine_profile_names_its_field() -> None:
+    with pytest.raises(CapacityInputError) as err:
+        run("h100-sxm", "llama-3.1-8b", engine_profile="tgi-2")
+    assert err.value.field == "engine_profile"
 
 
 def test_given_overhead_keeps_the_source_formula() -> None:
@@ -98,7 +150,8 @@ def test_vocab_and_hidden_size_are_inputs_too() -> None:
 
 def test_tensor_parallel_splits_weights_and_kv_heads() -> None:
     """Llama-3.1-70B bf16 (141.2 GB) fits four H100s (35.3 GB each); each GPU keeps 2 of the 8
-    KV heads, so a token costs 81,920 bytes per GPU; non-torch memory is per GPU."""
+    KV heads, so a token costs 81,920 bytes per GPU; non-torch memory is per GPU (and, reported
+    with it, the CUDA-graph pool)."""
     one = run("h100-sxm", "llama-3.1-70b", weight_precision="bf16", context_tokens=8192)
     four = run(
         "h100-sxm",
@@ -111,10 +164,13 @@ def test_tensor_parallel_splits_weights_and_kv_heads() -> None:
     assert four.max_active_users > 0 and four.tensor_parallel == 4
     usable = round(Fraction("79.22") * GIB)
     assert four.gpu_memory_bytes == 4 * usable
-    pool = usable * Fraction(9, 10) - Fraction(141_200_000_000, 4) - Fraction("4.84") * GIB
+    # The sampler (1,024 × 128,256 × 39) outweighs each GPU's forward, 8,192 × (3 × 28,672 / 4
+    # + 3 × 8,192) × 2 = 754,974,720; non-torch 0.55 GiB and the 0.36 GiB CUDA-graph pool per GPU.
+    extra = 1024 * 128_256 * 39 + Fraction("0.55") * GIB + Fraction("0.36") * GIB
+    pool = usable * Fraction(9, 10) - Fraction(141_200_000_000, 4) - extra
     assert four.kv_cache_tokens == int(pool // (16 * 81_920)) * 16
     non_torch = four.to_dict()["overhead_parts_bytes"]["non_torch"]
-    assert non_torch == pytest.approx(4 * Fraction("3.58") * GIB, abs=4)
+    assert non_torch == pytest.approx(4 * Fraction("0.91") * GIB, abs=4)
 
 
 @pytest.mark.parametrize(

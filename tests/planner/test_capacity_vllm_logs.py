@@ -1,5 +1,6 @@
 """The engine's KV pool against vLLM start-up logs it was not fitted to (bench/vllm_accounting.py
-prints the whole table): each within 5 % or 1 GiB per GPU."""
+prints the whole table, misses included): each within 5 % or 1 GiB per GPU, run with the engine
+generation that wrote the log."""
 
 from __future__ import annotations
 
@@ -7,59 +8,86 @@ from dataclasses import replace
 
 import pytest
 
-from planner.capacity import ServingInputs, default_catalogue, estimate_serving
+from planner.capacity import (
+    Accelerator,
+    ModelSpec,
+    ServingInputs,
+    default_catalogue,
+    estimate_serving,
+)
 
 CAT = default_catalogue()
 GIB = 2**30
+# vLLM's own totals: an RTX 3090 (vllm issue 10517), the llm-d H100 (79.18 GiB).
+RTX_3090 = replace(CAT.accelerator("a10g"), id="rtx-3090", usable_memory_gib=23.58, mig_profiles=())
+H100_LLMD = replace(CAT.accelerator("h100-sxm"), usable_memory_gib=79.18)
+LLAMA_8B = CAT.model("llama-3.1-8b")
+QWEN3_06B = ModelSpec(
+    id="qwen3-0.6b",
+    name="Qwen3 0.6B",
+    params_b=0.6,
+    layers=28,
+    hidden_size=1024,
+    attention_heads=16,
+    kv_heads=8,
+    head_dim=128,
+    intermediate_size=3072,
+    max_context_tokens=40960,
+    release_precision="bf16",
+    vocab_size=151936,
+    tie_word_embeddings=True,
+    source="https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json",
+)
+LLMD = "llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md"
 
 
-def pool_gib(gpu: str, model: object, precision: str, utilization: float, context: int) -> float:
+def pool_gib(gpu: Accelerator, model: ModelSpec, context: int, engine: str, tp: int = 1) -> float:
     est = estimate_serving(
         ServingInputs(
-            accelerator=CAT.accelerator(gpu),
+            accelerator=gpu,
             model=model,
-            weight_precision=precision,  # type: ignore[arg-type]
+            weight_precision="bf16",
             kv_precision="bf16",
-            gpu_memory_utilization=utilization,
+            gpu_memory_utilization=0.9,
             context_tokens=context,
+            tensor_parallel=tp,
+            engine_profile=engine,
         )
     )
-    return est.available_for_cache_bytes / GIB
+    return est.available_for_cache_bytes / tp / GIB
 
 
 @pytest.mark.parametrize(
-    ("label", "gpu", "model", "precision", "utilization", "context", "measured_gib"),
+    ("source", "gpu", "model", "context", "engine", "measured_gib"),
     [
-        # vllm-project/vllm pull 12569: Llama-3.1-70B w8a8, H100, 0.98: 1,381 blocks x 16 x 327,680 B.
+        # vllm pull 10511: "available_kv_cache_memory 53.29GiB" (V0, its TP-2 run is a fit row).
+        ("pull 10511", CAT.accelerator("h100-sxm"), LLAMA_8B, 8192, "vllm-v0", 53.29),
+        # vllm pull 2031: Llama-2-7B, A100 80GB: 7,351 blocks x 16 x 524,288 B (the 2023 profiler).
         (
-            "70B w8a8 H100",
-            "h100-sxm",
-            CAT.model("llama-3.1-70b"),
-            "int8",
-            0.98,
-            2048,
-            1381 * 16 * 327_680 / GIB,
-        ),
-        # vllm-project/vllm pull 2031: Llama-2-7B, A100 80GB, 0.9: 7,351 blocks x 16 x 524,288 B.
-        (
-            "Llama-2-7B A100",
-            "a100-80gb",
-            replace(CAT.model("llama-3.1-8b"), params_b=6.74, kv_heads=32, vocab_size=32000),
-            "bf16",
-            0.90,
+            "pull 2031",
+            CAT.accelerator("a100-80gb"),
+            replace(
+                LLAMA_8B, params_b=6.74, kv_heads=32, vocab_size=32000, intermediate_size=11008
+            ),
             4096,
+            "vllm-v0",
             7351 * 16 * 524_288 / GIB,
         ),
+        # vllm issue 10517: RTX 3090, "kv_cache_size=3.81GiB" at 20,000 and 2.89 at 29,000 tokens.
+        ("issue 10517, 20k", RTX_3090, LLAMA_8B, 20000, "vllm-v0", 1952 * 16 * 131_072 / GIB),
+        ("issue 10517, 29k", RTX_3090, LLAMA_8B, 29000, "vllm-v0", 1478 * 16 * 131_072 / GIB),
+        # llm-d's V1 logs on an H100 (its Llama-3.1-8B row is a fit row).
+        (LLMD, H100_LLMD, QWEN3_06B, 16000, "vllm-v1-0.9", 64.45),
+        (LLMD, H100_LLMD, CAT.model("qwen3-32b"), 16000, "vllm-v1-0.9", 4.45),
     ],
 )
 def test_pool_matches_a_published_vllm_log(
-    label: str,
-    gpu: str,
-    model: object,
-    precision: str,
-    utilization: float,
+    source: str,
+    gpu: Accelerator,
+    model: ModelSpec,
     context: int,
+    engine: str,
     measured_gib: float,
 ) -> None:
-    engine = pool_gib(gpu, model, precision, utilization, context)
-    assert abs(engine - measured_gib) <= max(0.05 * measured_gib, 1.0), (label, engine)
+    engine_gib = pool_gib(gpu, model, context, engine)
+    assert abs(engine_gib - measured_gib) <= max(0.05 * measured_gib, 1.0), (source, engine_gib)
