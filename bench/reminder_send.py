@@ -72,19 +72,20 @@ def sink(port: int, received: Any, ready: Any) -> None:
 @contextmanager
 def phase_timers() -> Iterator[dict[str, float]]:
     """Seconds spent in each step of `digest_send`, by wrapping the functions it calls (a few
-    microseconds each): claim, content query, message build, serialise + SMTP, mark sent."""
+    microseconds each): claim, render, compose the bytes, SMTP, mark sent."""
     import smtplib as smtp_module
 
     from django.core.mail.backends.smtp import EmailBackend
 
-    from reminders import outbox
+    from reminders import mailer, outbox
 
     totals: dict[str, float] = {}
     targets: list[tuple[Any, str, str]] = [
         (outbox, "digest_claim", "claim (one UPDATE ... SKIP LOCKED)"),
-        (outbox, "digest_message_build", "message build (templates, links)"),
-        (EmailBackend, "send_messages", "serialise + SMTP"),
-        (smtp_module.SMTP, "sendmail", "  of which SMTP sendmail"),
+        (mailer.DigestRenderer, "parts", "render (shapes, names, signed links)"),
+        (mailer.DigestWire, "message_bytes", "compose MIME bytes"),
+        (smtp_module.SMTP, "sendmail", "SMTP sendmail"),
+        (EmailBackend, "send_messages", "Django email path (fallback only)"),
         (outbox, "_digest_finish", "mark sent (UPDATE)"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
@@ -213,7 +214,7 @@ def main() -> int:
         ReminderDigest.objects.filter(pk__in=sample).update(status=pending)
         with CaptureQueriesContext(connection) as queries:
             digests_send(digest_ids=sample, now=now)
-        shapes = Counter(q["sql"].split(" ", 1)[0] for q in queries.captured_queries)
+        shapes = Counter(q["sql"].split(None, 1)[0] for q in queries.captured_queries)
         db_seconds = sum(float(q["time"]) for q in queries.captured_queries)
         time.sleep(0.2)  # the sink's last acknowledgements
 

@@ -8,21 +8,20 @@ of a send finds the row already claimed or sent.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.mail import make_msgid
-from django.core.mail.backends.base import BaseEmailBackend
+from django.core.mail import mailers, make_msgid
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from reminders.emails import digest_message_build
+from reminders import outbox_pg
+from reminders.mailer import DigestMailer
 from reminders.models import ReminderDigest
 from reminders.selectors import (
     DigestContent,
@@ -111,14 +110,17 @@ def _message_domain() -> str:
     return urlsplit(settings.SITE_URL).hostname or "localhost"
 
 
-def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
+def digest_claim(
+    *, digest_id: int, now: datetime, carried: outbox_pg.CarriedFinish | None = None
+) -> ReminderDigest | None:
     """Lock the row and move it to `sending`; None when it is sent, skipped, already being sent,
-    or locked by another worker right now (skip_locked: the other worker owns it)."""
+    or locked by another worker right now (skip_locked: the other worker owns it). On
+    PostgreSQL, one statement, carrying the chunk's last finish if any."""
     # Generated once and kept: a resend carries the same Message-ID, so a mail client can fold
     # a duplicate.
     message_id = make_msgid(idstring=f"digest{digest_id}", domain=_message_domain())
     if connection.vendor == "postgresql":
-        return _claim_in_one_statement(digest_id=digest_id, now=now, message_id=message_id)
+        return outbox_pg.claim(digest_id=digest_id, now=now, message_id=message_id, carried=carried)
     with transaction.atomic():
         digest = (
             ReminderDigest.objects.select_for_update(skip_locked=True)
@@ -135,63 +137,20 @@ def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
     return digest
 
 
-_CLAIM_SQL = f"""
-    UPDATE {ReminderDigest._meta.db_table}
-    SET status = %s, attempts = attempts + 1,
-        message_id = CASE WHEN message_id = '' THEN %s ELSE message_id END,
-        history = history || jsonb_build_array(jsonb_build_object(
-            'at', %s::text, 'status', %s::text, 'attempt', attempts + 1, 'note', '')),
-        updated_at = %s
-    WHERE id = (SELECT id FROM {ReminderDigest._meta.db_table}
-                WHERE id = %s AND status IN (%s, %s) FOR UPDATE SKIP LOCKED)
-    RETURNING learner_id, local_date, attempts, message_id, history
-"""  # noqa: S608 (a table name; every value is a parameter)
-
-
-def _claim_in_one_statement(
-    *, digest_id: int, now: datetime, message_id: str
-) -> ReminderDigest | None:
-    """The claim as one autocommitted UPDATE (the lock, the skip and the write in one round
-    trip): a chunk's sends spend their time on mail, not on transactions."""
-    params: list[Any] = [
-        Status.SENDING,
-        message_id,
-        now.isoformat(),
-        Status.SENDING,
-        timezone.now(),
-        digest_id,
-        Status.PENDING,
-        Status.FAILED,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(_CLAIM_SQL, params)
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    learner_id, local_date, attempts, message_id, history = row
-    return ReminderDigest(
-        pk=digest_id,
-        learner_id=learner_id,
-        local_date=local_date,
-        status=Status.SENDING,
-        attempts=attempts,
-        message_id=message_id,
-        history=json.loads(history) if isinstance(history, str) else history,
-    )
-
-
 def digest_send(
     *,
     digest_id: int,
     now: datetime,
     learners: dict[int, User] | None = None,
     contents: dict[int, DigestContent] | None = None,
-    connection: BaseEmailBackend | None = None,
+    mailer: DigestMailer | None = None,
+    carried: outbox_pg.CarriedFinish | None = None,
 ) -> ReminderDigest | None:
-    """Claim, render, send and mark sent. A chunk passes its learners, their digests' content
-    and one open mail connection, read once for all its digests. A send error marks the row
-    failed with the reason and propagates (the task decides whether to retry)."""
-    digest = digest_claim(digest_id=digest_id, now=now)
+    """Claim, render, send and mark sent. A chunk passes its learners, their digests' content,
+    one mailer (one open mail connection) and where its finishes wait for the next claim
+    (`carried`; the chunk flushes the last). A send error marks the row failed with the reason
+    and propagates (the task decides whether to retry)."""
+    digest = digest_claim(digest_id=digest_id, now=now, carried=carried)
     if digest is None:
         return None
     learner = (learners or {}).get(digest.learner_id) or User.objects.get(pk=digest.learner_id)
@@ -201,13 +160,13 @@ def digest_send(
         )[learner.pk]
         if not learner.reminders_enabled or content.first_schedule is None:
             reason = "reminders switched off" if not learner.reminders_enabled else "nothing due"
-            return _digest_finish(digest=digest, status=Status.SKIPPED, now=now, note=reason)
-        message = digest_message_build(digest=digest, learner=learner, content=content, now=now)
-        if connection is None:
-            message.send()
+            return _digest_finish(
+                digest=digest, status=Status.SKIPPED, now=now, note=reason, carried=carried
+            )
+        if mailer is None:
+            _send_alone(digest=digest, learner=learner, content=content)
         else:
-            connection.open()  # a no-op once open: the chunk's digests share one session
-            connection.send_messages([message])
+            mailer.send(digest=digest, learner=learner, content=content)
     except Exception as exc:
         digest_mark_failed(digest_id=digest.pk, reason=_reason(exc), now=now)
         raise
@@ -215,17 +174,33 @@ def digest_send(
     digest.first_item_id = content.first_schedule.item_id
     digest.sent_at = timezone.now()
     return _digest_finish(
-        digest=digest, status=Status.SENT, now=now, note=f"{content.due_count} due"
+        digest=digest, status=Status.SENT, now=now, note=f"{content.due_count} due", carried=carried
     )
 
 
+def _send_alone(*, digest: ReminderDigest, learner: User, content: DigestContent) -> None:
+    backend = mailers.default
+    try:
+        DigestMailer(backend).send(digest=digest, learner=learner, content=content)
+    finally:
+        backend.close()
+
+
 def _digest_finish(
-    *, digest: ReminderDigest, status: str, now: datetime, note: str
+    *,
+    digest: ReminderDigest,
+    status: str,
+    now: datetime,
+    note: str,
+    carried: outbox_pg.CarriedFinish | None = None,
 ) -> ReminderDigest:
     """One UPDATE: the row is ours (claimed), so no lock is taken again."""
     digest.status = status
     digest.last_error = "" if status == Status.SENT else digest.last_error
     _history(digest, status=status, now=now, note=note)
+    if connection.vendor == "postgresql":
+        outbox_pg.finish(digest=digest, note=note, now=now, carried=carried)
+        return digest
     fields = {
         "status": digest.status,
         "due_count": digest.due_count,

@@ -9,7 +9,9 @@ from datetime import datetime
 from django.core.mail import mailers
 
 from accounts.models import User
+from reminders.mailer import DigestMailer
 from reminders.outbox import digest_send
+from reminders.outbox_pg import CarriedFinish
 from reminders.selectors import digests_content_for
 
 
@@ -30,6 +32,9 @@ def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
     # One backend instance: opened by the first send (inside its digest's try, so a refused
     # connection counts against that digest), then every digest goes over the same session.
     connection = mailers.default
+    mailer = DigestMailer(connection)
+    # Each sent digest's finish goes to the database with the next claim; the last one alone.
+    carried = CarriedFinish()
     try:
         for position, digest_id in enumerate(digest_ids):
             try:
@@ -38,14 +43,18 @@ def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
                     now=now,
                     learners=learners,
                     contents=contents,
-                    connection=connection,
+                    mailer=mailer,
+                    carried=carried,
                 )
             except Exception as exc:
                 result.unfinished = digest_ids[position:]
                 raise SendInterrupted(result) from exc
             result.statuses[digest_id] = digest.status if digest else "not claimed"
     finally:
-        connection.close()
+        try:
+            carried.flush()
+        finally:
+            connection.close()
     return result
 
 

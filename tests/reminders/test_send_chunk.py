@@ -1,0 +1,77 @@
+"""A chunk's sends on PostgreSQL in autocommit (as a worker runs them): each sent digest's finish
+travels to the database with the next digest's claim, one round trip per digest, and is committed
+on its own even when that claim fails."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.db import DataError, connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from reminders import outbox_pg
+from reminders.models import ReminderDigest
+from reminders.sending import digests_send
+from tests.reminders.factories import learner_due
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+Status = ReminderDigest.Status
+# The chunk's reads: its learners, then their due counts, first schedules and choices.
+CHUNK_READS = 4
+
+
+def pending_digests(n: int) -> list[int]:
+    day = timezone.now().date()
+    return [
+        ReminderDigest.objects.create(
+            learner=learner_due(due=timezone.now() - timedelta(hours=1)), local_date=day
+        ).pk
+        for _ in range(n)
+    ]
+
+
+def test_a_chunk_takes_one_statement_per_digest() -> None:
+    """Five digests: the chunk's reads, five claims (the last four each after the previous
+    digest's finish and a COMMIT, in the same round trip), and the last finish alone."""
+    ids = pending_digests(5)
+    with CaptureQueriesContext(connection) as queries:
+        result = digests_send(digest_ids=ids, now=timezone.now())
+    assert result.statuses == {pk: Status.SENT for pk in ids}
+    assert len(queries.captured_queries) == CHUNK_READS + len(ids) + 1
+    carried = [q["sql"] for q in queries.captured_queries if "COMMIT" in q["sql"]]
+    assert len(carried) == len(ids) - 1
+    assert len(mail.outbox) == 5
+    for digest in ReminderDigest.objects.filter(pk__in=ids):
+        assert digest.status == Status.SENT
+        assert digest.sent_at is not None
+        assert digest.due_count == 1
+        assert [(h["status"], h["attempt"]) for h in digest.history] == [
+            ("sending", 1),
+            ("sent", 1),
+        ]
+        assert digest.history[-1]["note"] == "1 due"
+
+
+def test_a_failed_claim_keeps_the_finish_it_carried() -> None:
+    """The finish and the claim are separate transactions in one message: the claim failing
+    (here a Message-ID too long for its column) leaves the carried finish committed."""
+    first, second = pending_digests(2)
+    now = timezone.now()
+    digest = outbox_pg.claim(digest_id=first, now=now, message_id="<a@example.com>")
+    assert digest is not None
+    digest.status = Status.SENT
+    digest.sent_at = now
+    carried = outbox_pg.CarriedFinish()
+    outbox_pg.finish(digest=digest, note="sent", now=now, carried=carried)
+    assert ReminderDigest.objects.get(pk=first).status == Status.SENDING  # held, not yet sent
+    with pytest.raises(DataError):
+        outbox_pg.claim(
+            digest_id=second, now=now, message_id=f"<{'x' * 300}@example.com>", carried=carried
+        )
+    assert ReminderDigest.objects.get(pk=first).status == Status.SENT
+    assert ReminderDigest.objects.get(pk=second).status == Status.PENDING
+    assert carried.params is None
