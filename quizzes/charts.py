@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 # A narrow drawing (user units ≈ CSS pixels on a phone) so the 13-unit labels stay readable at
 # 375 px; on wider screens the SVG scales up to its CSS max-width.
@@ -56,41 +56,32 @@ class BarChart:
         """False when no bar has a height: the page says so in words instead."""
         return any(bar.height > 0 for bar in self.bars)
 
-    # The bars and the figures table are written here rather than in a template loop: the same
-    # escaping (format_html), at a fraction of the cost of a template for-loop per bar.
+    # The bars and the figures table are written here rather than in a template loop, with the
+    # escaping format_html applies (html.escape of every text; numbers need none) at a fraction
+    # of its cost: format_html per bar was most of a chart's time.
     def bars_svg(self) -> SafeString:
         label_y = self.height - 4
-        return format_html_join(
-            "\n",
-            '<rect class="chart-bar" x="{}" y="{}" width="{}" height="{}"><title>{}: {}</title>'
-            "</rect>{}",
-            (
-                (
-                    bar.x,
-                    bar.y,
-                    bar.width,
-                    bar.height,
-                    bar.label,
-                    bar.value_text,
-                    format_html(
-                        '<text x="{}" y="{}" text-anchor="{}">{}</text>',
-                        bar.label_x,
-                        label_y,
-                        bar.label_anchor,
-                        bar.label,
-                    )
+        parts = []
+        for bar in self.bars:
+            label = escape(bar.label)
+            parts.append(
+                f'<rect class="chart-bar" x="{bar.x}" y="{bar.y}" width="{bar.width}" '
+                f'height="{bar.height}"><title>{label}: {escape(bar.value_text)}</title></rect>'
+                + (
+                    f'<text x="{bar.label_x}" y="{label_y}" text-anchor="{escape(bar.label_anchor)}"'
+                    f">{label}</text>"
                     if bar.show_label
-                    else "",
+                    else ""
                 )
-                for bar in self.bars
-            ),
-        )
+            )
+        return mark_safe("\n".join(parts))
 
     def rows_html(self) -> SafeString:
-        return format_html_join(
-            "",
-            '<tr><th scope="row">{}</th><td>{}</td></tr>',
-            ((bar.label, bar.value_text) for bar in self.bars),
+        return mark_safe(
+            "".join(
+                f'<tr><th scope="row">{escape(bar.label)}</th><td>{escape(bar.value_text)}</td></tr>'
+                for bar in self.bars
+            )
         )
 
 

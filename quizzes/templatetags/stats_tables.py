@@ -1,0 +1,63 @@
+"""The statistics page's per-row lists, written in Python: the strength table's rows and the
+recently reviewed items. A template loop cost about 60 µs a module and 100 µs an item, most of
+the page's rendering; these write the same markup with the same filters and escaping."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+
+from django import template
+from django.template.defaultfilters import date as date_filter
+from django.template.defaultfilters import floatformat
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import Truncator
+from django.utils.timezone import template_localtime
+
+from quizzes.selectors.history import ReviewedItem
+from quizzes.selectors.strength import ModuleStrength
+
+register = template.Library()
+
+_NOT_STARTED = '<span class="muted">Not started: answer its lessons\' items</span>'
+
+
+def _recall_cell(mean: float | None) -> str:
+    if mean is None:
+        return _NOT_STARTED
+    # floatformat gives digits only (safe as they are); the percentage as widthratio rounds it.
+    return (
+        '<meter min="0" max="1" low="0.7" high="0.85" optimum="1" '
+        f'value="{floatformat(mean, 3)}">{floatformat(mean, 2)}</meter> '
+        f"{round(float(mean) / 1.0 * 100)}%"
+    )
+
+
+@register.simple_tag
+def strength_rows(modules: Iterable[ModuleStrength]) -> SafeString:
+    """One table row per module: title and course, items in reviews, recall now."""
+    return mark_safe(
+        "".join(
+            f'<tr>\n<th scope="row">{escape(str(m.module.title))} <span class="help">'
+            f"{escape(str(m.module.course.title))}</span></th>\n"
+            f'<td data-label="Items in reviews">{m.scheduled} of {m.items}</td>\n'
+            f'<td data-label="Recall now">{_recall_cell(m.mean_recall)}</td>\n</tr>\n'
+            for m in modules
+        )
+    )
+
+
+@register.simple_tag
+def recent_items(entries: Iterable[ReviewedItem]) -> SafeString:
+    """One list item per recently reviewed item: its history link, its prompt cut to 14 words
+    and the day of its last review (in the learner's zone)."""
+    return mark_safe(
+        "".join(
+            f'<li><a href="{escape(reverse("quizzes:item_history", args=[e.item_id]))}">'
+            f"{escape(Truncator(e.prompt).words(14, truncate=' …'))}</a> "
+            f'<span class="help">{escape(date_filter(template_localtime(e.last_reviewed_at), "j M"))}'
+            "</span></li>\n"
+            for e in entries
+        )
+    )
