@@ -51,26 +51,15 @@ def _insert_statement(
     digest = ReminderDigest._meta.db_table
     user = User._meta.db_table
     schedule = RecallSchedule._meta.db_table
-    postgres = connection.vendor == "postgresql"
-    jsonb = "CAST(%s AS jsonb)" if postgres else "%s"
+    jsonb = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
     values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(slots))
     # A suspended leech, or an item undone back to new (no reps), is owed no recall.
     recall = "s.due <= %s AND NOT s.suspended AND s.reps > 0"
-    # The earliest-due item, from the due rows already read on PostgreSQL; SQLite before 3.44
-    # has no ORDER BY inside an aggregate, so it looks the item up once per digest.
-    first_item_params: list[Any] = []
-    if postgres:
-        first_item = "(array_agg(d.item_id ORDER BY d.due, d.id))[1]"
-    else:
-        first_item = (
-            f"(SELECT s.item_id FROM {schedule} s WHERE s.learner_id = u.id AND {recall}"  # noqa: S608
-            " ORDER BY s.due, s.id LIMIT 1)"
-        )
-        first_item_params = [at]
-    # Driven by what is due: the (due, learner) index finds the range's due schedules, a few
-    # per due learner, rather than one probe of (learner, due) for every learner in the range.
+    # Driven by what is due: an index on due finds the range's due schedules (a few per due
+    # learner) rather than one probe of (learner, due) for every learner in the range.
     # MATERIALIZED keeps that order: the planner, misled by the slot join's estimate, would
-    # otherwise probe once per learner. Grouping per learner gives the count and first item.
+    # otherwise probe once per learner. Grouping per learner gives the count, and the window's
+    # first place the earliest-due item (one sort, not one per learner as an ordered aggregate).
     # A digest is for what is due from the learner's morning on: an item in an intraday
     # learning step (due since the day began) does not trigger one, nor does an item reviewed
     # after today's reminder moment (a learner's first digest waits for their next morning).
@@ -79,13 +68,15 @@ def _insert_statement(
         WITH slot(time_zone, day_start_hour, reminder_hour, local_date, day_start, moment)
             AS (VALUES {values}),
         due AS MATERIALIZED (
-            SELECT s.learner_id, s.id, s.item_id, s.due, s.state, s.last_review
+            SELECT s.learner_id, s.item_id, s.due, s.state, s.last_review,
+                   ROW_NUMBER() OVER (PARTITION BY s.learner_id ORDER BY s.due, s.id) AS place
             FROM {schedule} s
             WHERE {recall} AND s.learner_id >= %s AND s.learner_id < %s
         )
         INSERT INTO {digest} (learner_id, local_date, status, due_count, first_item_id,
                               attempts, message_id, last_error, history, created_at, updated_at)
-        SELECT u.id, slot.local_date, %s, COUNT(*), {first_item},
+        SELECT u.id, slot.local_date, %s,
+               COUNT(*), MAX(CASE WHEN d.place = 1 THEN d.item_id END),
                0, '', '', {jsonb}, %s, %s
         FROM due d
         JOIN {user} u ON u.id = d.learner_id
@@ -106,7 +97,6 @@ def _insert_statement(
         at,
         *learners,
         Status.PENDING,
-        *first_item_params,
         history,
         written,
         written,
