@@ -249,3 +249,33 @@ def test_grade_button_preview_is_what_the_grade_does(learner, rating):
     schedule.refresh_from_db()
     assert previews[rating] == fsrs_adapter.interval_label(schedule.due - now)
     assert len(set(previews.values())) >= 3  # the four buttons do not all say the same
+
+
+def test_a_grade_writes_every_changed_field_of_its_schedule(learner) -> None:  # type: ignore[no-untyped-def]
+    """The grade's one UPDATE stores what save() stored: the card's state, the counters, a new
+    token, the leech flag and a fresh updated_at; the other fields stay."""
+    c = course_with_items(learner=learner)
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    before = RecallSchedule.objects.get()
+    later = T0 + timedelta(days=3)
+    log = review_grade(
+        learner=learner, schedule_id=before.pk, card_token=before.card_token, rating=1, now=later
+    )
+    after = RecallSchedule.objects.get()
+    card = fsrs_adapter.card_from_state_json(log.state_after, card_id=after.pk)
+    assert (after.state, after.step, after.due, after.last_review) == (
+        int(card.state),
+        card.step,
+        card.due,
+        card.last_review,
+    )
+    assert after.stability == pytest.approx(card.stability, rel=1e-12)
+    assert after.difficulty == pytest.approx(card.difficulty, rel=1e-12)
+    assert (after.reps, after.lapses) == (log.state_after["reps"], log.state_after["lapses"])
+    assert after.card_token != before.card_token and after.updated_at > before.updated_at
+    assert (after.item_id, after.learner_id, after.created_at, after.suspended) == (
+        before.item_id,
+        before.learner_id,
+        before.created_at,
+        False,
+    )
