@@ -1,4 +1,4 @@
-"""The calculator page's context, and its parts rendered from the partials of calculator.html.
+"""The calculator page's context, and its parts rendered from calculator.html's partials.
 
 The parts that are the same for every visitor (the catalogue table, the pickers' figures, and each
 estimate's tabs, form and result for the default inputs) are rendered once per process, and kept while
@@ -25,7 +25,12 @@ from planner.calculator.charts import memory_bar
 from planner.calculator.forms import FORMS, CalculatorForm
 from planner.calculator.parsing import calculator_form_for, form_estimate
 from planner.calculator.pickers import PICKER_CLEARS, picker_defaults
-from planner.calculator.rendering import form_rows, readable_assumptions, readable_warnings
+from planner.calculator.rendering import (
+    figure_rows,
+    form_rows,
+    readable_assumptions,
+    readable_warnings,
+)
 from planner.calculator.runs import ESTIMATE_KINDS, Estimate
 from planner.capacity import BatchEstimate, ServingEstimate, TrainingEstimate, default_catalogue
 from planner.capacity.formatting import num
@@ -41,18 +46,12 @@ def calculator_context(
     share_query = form.query_string() if estimate is not None else ""
     share_path = f"{reverse('planner:calculator')}?{share_query}"
     result = estimate.to_dict() if estimate is not None else None
-    # Listed here, not with `result.items` in the template: batch results have an "items" key.
-    figures = [
-        (k, v)
-        for k, v in (result or {}).items()
-        if k not in {"formulas", "warnings", "assumptions", "missing_assumptions"}
-    ]
     return {
         "kind": kind,
         "error_lines": _error_lines(form),
         "result": result,
-        "figures": figures,
-        # Short forms for prose ("4.295", "0.6"); the exact figures are in `figures`.
+        "figures_html": figure_rows(result or {}),
+        # Short forms for prose ("4.295", "0.6"); the exact figures are in `figures_html`.
         "display": {k: num(v) for k, v in (result or {}).items() if isinstance(v, float)},
         "bar": memory_bar(estimate) if estimate is not None else None,
         "is_serving": isinstance(estimate, ServingEstimate),

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from django import forms
+from django.utils.formats import localize
 from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
@@ -97,6 +98,21 @@ def _options_html(pairs: tuple[tuple[str, str], ...], selected: str | None) -> S
         "",
         '<option value="{}"{}>{}</option>',
         ((k, SafeString(" selected") if k == selected else "", v) for k, v in pairs),
+    )
+
+
+# Shown elsewhere on the page, in words.
+NOT_FIGURES = frozenset({"formulas", "warnings", "assumptions", "missing_assumptions"})
+
+
+def figure_rows(result: dict[str, Any]) -> SafeString:
+    """The result's figures under the API's keys, as table rows: each value as a template prints it
+    (localised), None as a dash. Built here, not in a template loop: 48 rows for a serving result,
+    and the batch result's "items" key would shadow the dict's items()."""
+    return format_html_join(
+        "",
+        '<tr><th scope="row"><code>{}</code></th><td>{}</td></tr>',
+        ((k, "—" if v is None else localize(v)) for k, v in result.items() if k not in NOT_FIGURES),
     )
 
 
