@@ -51,7 +51,10 @@ def _insert_statement(
     digest = ReminderDigest._meta.db_table
     user = User._meta.db_table
     schedule = RecallSchedule._meta.db_table
-    jsonb = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
+    postgres = connection.vendor == "postgresql"
+    jsonb = "CAST(%s AS jsonb)" if postgres else "%s"
+    # PostgreSQL's planning fence (below); SQLite before 3.35 would not parse it.
+    materialized = "MATERIALIZED" if postgres else ""
     values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(slots))
     # A suspended leech, or an item undone back to new (no reps), is owed no recall.
     recall = "s.due <= %s AND NOT s.suspended AND s.reps > 0"
@@ -67,7 +70,7 @@ def _insert_statement(
     sql = f"""
         WITH slot(time_zone, day_start_hour, reminder_hour, local_date, day_start, moment)
             AS (VALUES {values}),
-        due AS MATERIALIZED (
+        due AS {materialized} (
             SELECT s.learner_id, s.item_id, s.due, s.state, s.last_review,
                    ROW_NUMBER() OVER (PARTITION BY s.learner_id ORDER BY s.due, s.id) AS place
             FROM {schedule} s
