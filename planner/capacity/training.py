@@ -17,11 +17,13 @@ Sources for the formulas:
   (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
   eq. 1). We assume a fused attention kernel (FlashAttention, Dao et al. 2022) that does not keep
   the s × s score matrices, which drops the 5·a·s/h term: 34·s·b·h per layer. With full
-  activation checkpointing only each layer's input is kept (2·s·b·h per layer) and one layer's
-  activations are live during its recomputation (+34·s·b·h). The logits add 4·s·b·vocab bytes
-  (fp32 for the cross-entropy), which for a 128k vocabulary exceeds a whole layer's 34·s·b·h.
-  Checked against QLoRA's published fit: a 65 B model fine-tunes on one 48 GB GPU (Dettmers et
-  al. 2023, abstract) — tests/planner/test_capacity_training.py.
+  activation checkpointing only each layer's input is kept (2·s·b·h per layer; none when
+  offloaded to CPU RAM) and one layer's activations are live during its recomputation
+  (+34·s·b·h), beside its backward's MLP gradients (6·s·b·i). The logits of the fp32
+  cross-entropy add 16·s·b·vocab bytes (none with a fused loss), which for a 128k vocabulary
+  exceeds the rest (planner.capacity.training_activations). Checked against QLoRA's published
+  fit, a 65 B model on one 48 GB GPU (Dettmers et al. 2023, abstract), and against Unsloth's
+  longest contexts per GPU size for Llama-3.1-8B: bench/training_memory.py.
 - Training FLOPs ≈ 6 × parameters per token (forward 2N, backward 4N; Kaplan et al. 2020,
   "Scaling Laws", section 2.1). With frozen base weights (LoRA, QLoRA) the weight-gradient half of
   the backward pass is skipped: ≈ 4N. Checkpointing recomputes the forward: + 2N.
@@ -37,13 +39,12 @@ from fractions import Fraction
 from planner.capacity.catalogue import Accelerator, ModelSpec
 from planner.capacity.formatting import gb
 from planner.capacity.results import Severity, Trail, WarningCode
+from planner.capacity.training_activations import StepShape, activation_coefficient, activations
 from planner.capacity.training_lora import lora_adapter_params, lora_trainable
 from planner.capacity.training_memory import (
     LORA_TARGETS,
     METHODS,
     States,
-    activation_coefficient,
-    activations,
     adam_bytes,
     adapter_states,
     full_states,
@@ -76,6 +77,8 @@ class TrainingInputs:
     batch_size: int | None = None  # sequences per step on each GPU
     seq_len: int | None = None
     checkpointing: bool | None = None
+    activation_offload: bool | None = None  # checkpointed layer inputs in CPU RAM (Unsloth)
+    fused_loss: bool | None = None  # a loss that never materialises the logits (CCE, Liger)
     hidden_size: int | None = None
     layers: int | None = None
     vocab_size: int | None = None
@@ -108,8 +111,7 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
     checkpointing, tokens = step_shape(
         inputs.batch_size, inputs.seq_len, inputs.checkpointing, hidden, layers, trail
     )
-    coefficient = activation_coefficient(spec, inputs.hidden_size)
-    acts = activations(tokens, hidden, layers, vocab, checkpointing, trail, coefficient)
+    acts = activations(_step(inputs, tokens, hidden, layers, vocab, checkpointing), trail)
     per_gpu = sharded(states, gpus, stage, trail)
     total = per_gpu.weights + per_gpu.gradients + per_gpu.optimizer + (acts or 0)
     trail.formula(
@@ -152,6 +154,35 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
     )
 
 
+def _step(
+    inputs: TrainingInputs,
+    tokens: int | None,
+    hidden: int | None,
+    layers: int | None,
+    vocab: int | None,
+    checkpointing: bool,
+) -> StepShape:
+    """How the step is run: the architecture, checkpointing, offloading and the loss kernel."""
+    offload = bool(inputs.activation_offload)
+    if offload and not checkpointing:
+        raise CapacityInputError(
+            "activation_offload",
+            "offloading moves the checkpointed layer inputs to CPU RAM: turn checkpointing on.",
+        )
+    spec = inputs.model if inputs.hidden_size is None else None
+    return StepShape(
+        tokens=tokens,
+        hidden=hidden,
+        layers=layers,
+        vocab=vocab,
+        intermediate=spec.intermediate_size if spec is not None else None,
+        coefficient=activation_coefficient(inputs.model, inputs.hidden_size),
+        checkpointing=checkpointing,
+        offload=offload,
+        fused_loss=bool(inputs.fused_loss),
+    )
+
+
 def _states(
     inputs: TrainingInputs, params: Fraction, hidden: int | None, layers: int | None, trail: Trail
 ) -> States:
@@ -172,7 +203,20 @@ def _states(
         ),
         adam,
         trail,
+        _embeddings(inputs, params),
     )
+
+
+def _embeddings(inputs: TrainingInputs, params: Fraction) -> Fraction:
+    """The embedding table plus an untied LM head (vocabulary × hidden each), if known."""
+    spec = inputs.model
+    vocab = whole_number(inputs.vocab_size, "vocab_size") or (spec.vocab_size if spec else None)
+    hidden = whole_number(inputs.hidden_size, "hidden_size") or (spec.hidden_size if spec else None)
+    if vocab is None or hidden is None:
+        return Fraction(0)
+    tied = spec.tie_word_embeddings if spec is not None else False
+    embeddings = Fraction(vocab * hidden * (1 if tied else 2))
+    return embeddings if embeddings < params else Fraction(0)
 
 
 def _does_not_fit(

@@ -10,7 +10,7 @@ from typing import Final
 
 from planner.capacity.catalogue import ModelSpec
 from planner.capacity.formatting import gb, num, whole
-from planner.capacity.results import Severity, Trail, WarningCode
+from planner.capacity.results import Trail
 from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
 from planner.capacity.validation import positive, whole_number
 
@@ -21,14 +21,15 @@ QLORA_WEIGHT_BYTES: Final = Fraction(1, 2)
 # Bits per parameter of QLoRA's double-quantised constants: 8/64 + 32/(64*256), in bytes.
 QLORA_CONSTANT_BYTES: Final = (Fraction(8, 64) + Fraction(32, 64 * 256)) / 8
 # Mixed-precision Adam per trainable parameter: gradients (bf16 2, or fp32 4) + fp32 master
-# weights, first and second moments (4 + 4 + 4): 16 or 18 bytes with the 2-byte weights.
+# weights, first and second moments (4 + 4 + 4): 16 or 18 bytes with the 2-byte weights. 6: 8-bit
+# AdamW (bitsandbytes' AdamW8bit, Dettmers et al. 2022, "8-bit Optimizers via Block-wise
+# Quantization": both moments in 8 bits, 2 bytes) updating 16-bit weights with 16-bit gradients,
+# no fp32 master copy: 2 + 2 + 2, the adapters' set-up in Unsloth's notebooks (optim="adamw_8bit").
 ADAM_BYTES: Final[dict[int, tuple[Fraction, Fraction]]] = {
     16: (Fraction(2), Fraction(12)),
     18: (Fraction(4), Fraction(12)),
+    6: (Fraction(2), Fraction(2)),
 }
-ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN: Final = 34
-CHECKPOINT_BYTES_PER_LAYER_TOKEN_HIDDEN: Final = 2
-LOGIT_BYTES: Final = 4  # fp32 logits kept for the cross-entropy backward
 DEFAULT_LORA_RANK: Final = 16
 
 
@@ -56,7 +57,9 @@ def adam_bytes(value: int | None, trail: Trail) -> tuple[Fraction, Fraction]:
         trail.assume("adam_bytes", "16 (bf16 gradients; 18 with fp32 gradients)")
         return ADAM_BYTES[16]
     if value not in ADAM_BYTES:
-        raise CapacityInputError("adam_bytes", "use 16 (bf16 gradients) or 18 (fp32 gradients).")
+        raise CapacityInputError(
+            "adam_bytes", "use 16 (bf16 gradients), 18 (fp32 gradients) or 6 (8-bit AdamW)."
+        )
     return ADAM_BYTES[value]
 
 
@@ -77,6 +80,7 @@ def adapter_states(
     trainable: Fraction,
     adam: tuple[Fraction, Fraction],
     trail: Trail,
+    embeddings: Fraction = Fraction(0),
 ) -> States:
     grad, opt = adam
     billions = num(params / BYTES_PER_GB)
@@ -87,13 +91,7 @@ def adapter_states(
             "Frozen base weights (bf16)", "parameters × 2 bytes", f"{billions} B × 2 = {gb(base)}"
         )
     else:
-        base = params * QLORA_WEIGHT_BYTES
-        constants = params * QLORA_CONSTANT_BYTES
-        trail.formula(
-            "Frozen base weights (4-bit NF4 + constants)",
-            "parameters × (0.5 + 0.127/8) bytes",
-            f"{billions} B × 0.5 + {billions} B × {num(QLORA_CONSTANT_BYTES, 5)} = {gb(base + constants)}",
-        )
+        base, constants = qlora_base(params, embeddings, trail)
     per_param = FULL_WEIGHT_BYTES + grad + opt
     trail.formula(
         "Adapter weights, gradients, optimizer",
@@ -104,64 +102,20 @@ def adapter_states(
     return States(trainable, weights, constants, trainable * grad, trainable * opt)
 
 
-def activation_coefficient(spec: ModelSpec | None, hidden_given: int | None) -> Fraction:
-    """Bytes per token per hidden unit one layer keeps for the backward pass, in bf16.
-
-    A Llama-style block (RMSNorm, GQA with FlashAttention, a fused SwiGLU) keeps: the two norm
-    inputs and outputs (4 × 2h), Q and O (2 × 2·q), K and V (2 × 2·kv) for FlashAttention's
-    backward, and gate, up and their product (3 × 2·i): (8h + 4q + 4kv + 6i) / h. For Llama-3.1-8B
-    that is 34, Korthikanti et al.'s GPT figure, which stands in when the architecture is unknown.
-    """
-    if spec is None or hidden_given is not None:
-        return Fraction(ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN)
-    h, q = spec.hidden_size, spec.attention_heads * spec.head_dim
-    kv, i = spec.kv_heads * spec.head_dim, spec.intermediate_size
-    return Fraction(8 * h + 4 * q + 4 * kv + 6 * i, h)
-
-
-def activations(
-    tokens: int | None,
-    hidden: int | None,
-    layers: int | None,
-    vocab: int | None,
-    checkpointing: bool,
-    trail: Trail,
-    coefficient: Fraction = Fraction(ACTIVATION_BYTES_PER_LAYER_TOKEN_HIDDEN),
-) -> Fraction | None:
-    """c·s·b·h per layer (activation_coefficient; with checkpointing 2·s·b·h kept per layer + one
-    layer live), plus the logits: 4 bytes × s·b × vocabulary."""
-    if tokens is None or hidden is None or layers is None:
-        trail.warn(
-            WarningCode.ACTIVATIONS_NOT_COUNTED,
-            Severity.WARNING,
-            "Activations are not counted: give the batch size, sequence length and a model (or hidden size and layers).",
-        )
-        return None
-    sbh = tokens * hidden
-    if checkpointing:
-        body = CHECKPOINT_BYTES_PER_LAYER_TOKEN_HIDDEN * sbh * layers + coefficient * sbh
-        trail.formula(
-            "Activations (checkpointed)",
-            "2·s·b·h·layers + c·s·b·h (c per layer: see the module)",
-            f"2 × {whole(tokens)} × {hidden} × {layers} + {num(coefficient, 2)} × {whole(tokens)} × {hidden} = {gb(body)}",
-        )
-    else:
-        body = coefficient * sbh * layers
-        trail.formula(
-            "Activations",
-            "c·s·b·h·layers (c: bytes a layer keeps per token and hidden unit)",
-            f"{num(coefficient, 2)} × {whole(tokens)} × {hidden} × {layers} = {gb(body)}",
-        )
-    if vocab is None:
-        trail.assume("vocab_size", "unknown: the logits are not counted")
-        return body
-    logits = Fraction(LOGIT_BYTES * tokens * vocab)
+def qlora_base(params: Fraction, embeddings: Fraction, trail: Trail) -> tuple[Fraction, Fraction]:
+    """The frozen base of QLoRA: the linear layers in 4-bit NF4 with their double-quantised
+    constants; the embedding table and the LM head stay 16-bit (bitsandbytes replaces nn.Linear
+    layers only, and transformers' get_keys_to_not_convert leaves the output embedding out)."""
+    quantised = params - embeddings
+    base = quantised * QLORA_WEIGHT_BYTES + embeddings * FULL_WEIGHT_BYTES
+    constants = quantised * QLORA_CONSTANT_BYTES
+    q, e = num(quantised / BYTES_PER_GB), num(embeddings / BYTES_PER_GB)
     trail.formula(
-        "Logits",
-        "4 bytes × s·b × vocabulary",
-        f"4 × {whole(tokens)} × {whole(vocab)} = {gb(logits)}",
+        "Frozen base weights (4-bit NF4 + constants; embeddings and LM head 16-bit)",
+        "(parameters − embeddings) × (0.5 + 0.127/8) bytes + embeddings × 2 bytes",
+        f"{q} B × (0.5 + {num(QLORA_CONSTANT_BYTES, 5)}) + {e} B × 2 = {gb(base + constants)}",
     )
-    return body + logits
+    return base, constants
 
 
 def sharded(states: States, gpus: int, stage: int, trail: Trail) -> States:

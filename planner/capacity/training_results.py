@@ -22,7 +22,7 @@ class TrainingEstimate(EstimateNotes):
     NOT_MODELLED: ClassVar[tuple[str, ...]] = (
         "Tensor and pipeline parallelism; only data parallelism with ZeRO/FSDP sharding.",
         "Allocator fragmentation, CUDA context and communication buffers (add 1-3 GB per GPU).",
-        "Activation offloading and sequence packing.",
+        "Sequence packing; offloading optimizer states or weights to CPU RAM.",
     )
     method: str
     params: int

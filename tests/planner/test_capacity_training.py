@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from planner.capacity import (
@@ -57,17 +59,24 @@ def test_lora_all_linear_adds_mlp_adapters() -> None:
 
 
 def test_qlora_base_is_four_bits_plus_double_quantised_constants() -> None:
-    """8.03 B × 0.5 bytes + 8.03 B × 0.126953125/8 bytes of constants."""
+    """The linear layers in 4 bits plus 0.126953125/8 bytes of constants; the embedding table and
+    the LM head (2 × 128,256 × 4,096 = 1,050,673,152 parameters) stay 16-bit."""
     est = estimate_training(TrainingInputs(model=LLAMA8, method="qlora", lora_rank=16))
-    constants = 8_030_000_000 * 0.126953125 / 8
+    embeddings = 2 * 128_256 * 4096
+    assert embeddings == 1_050_673_152
+    quantised = 8_030_000_000 - embeddings
+    constants = quantised * 0.126953125 / 8
+    base = quantised // 2 + 2 * embeddings
+    assert base == 5_591_009_728
     assert est.quantisation_constants_bytes == pytest.approx(constants, abs=1)
-    assert est.weights_bytes == pytest.approx(4_015_000_000 + constants + 2 * 13_631_488, abs=1)
+    assert est.weights_bytes == pytest.approx(base + constants + 2 * 13_631_488, abs=1)
 
 
 def test_activations_with_and_without_checkpointing() -> None:
     """34·s·b·h·L without; 2·s·b·h·L + 34·s·b·h with checkpointing (Korthikanti et al.); both
-    plus the fp32 logits, 4·s·b·vocab (Llama 3.1's 128,256 tokens: 4.2 GB here)."""
-    s, b, h, L, V = 2048, 4, 4096, 32, 128_256
+    plus one layer's backward, 6·s·b·i (i = 14,336), and the fp32 cross-entropy's 16·s·b·vocab
+    (Llama 3.1's 128,256 tokens: 16.8 GB here)."""
+    s, b, h, L, V, i = 2048, 4, 4096, 32, 128_256, 14_336
     off = estimate_training(
         TrainingInputs(
             model=LLAMA8, method="lora", lora_rank=16, batch_size=b, seq_len=s, checkpointing=False
@@ -78,8 +87,10 @@ def test_activations_with_and_without_checkpointing() -> None:
             model=LLAMA8, method="lora", lora_rank=16, batch_size=b, seq_len=s, checkpointing=True
         )
     )
-    assert off.activations_bytes == 34 * s * b * h * L + 4 * s * b * V
-    assert on.activations_bytes == 2 * s * b * h * L + 34 * s * b * h + 4 * s * b * V
+    backward, logits = 6 * s * b * i, 16 * s * b * V
+    assert logits == 16_810_770_432
+    assert off.activations_bytes == 34 * s * b * h * L + backward + logits
+    assert on.activations_bytes == 2 * s * b * h * L + 34 * s * b * h + backward + logits
     assert on.total_bytes < off.total_bytes
     assert "checkpointing" not in on.missing_assumptions
 
@@ -177,7 +188,12 @@ def test_qlora_65b_fits_one_48_gb_gpu_as_published() -> None:
     """QLoRA's headline (Dettmers et al. 2023): a 65 B LLaMA fine-tunes on one 48 GB GPU. LLaMA-65B:
     80 layers, hidden 8,192, vocabulary 32,000; rank 64 on q, k, v, o; one 512-token sequence,
     checkpointed. Full fine-tuning of the same model needs over a terabyte."""
-    common = {"params_b": 65.2, "hidden_size": 8192, "layers": 80, "vocab_size": 32_000}
+    common: dict[str, Any] = {
+        "params_b": 65.2,
+        "hidden_size": 8192,
+        "layers": 80,
+        "vocab_size": 32_000,
+    }
     qlora = estimate_training(
         TrainingInputs(
             **common,
@@ -187,11 +203,11 @@ def test_qlora_65b_fits_one_48_gb_gpu_as_published() -> None:
             seq_len=512,
             checkpointing=True,
             gpu_memory_gb=48,
-        )  # type: ignore[arg-type]
+        )
     )
     assert qlora.fits is True
     assert 35e9 < qlora.total_bytes < 48e9
-    full = estimate_training(TrainingInputs(**common, method="full"))  # type: ignore[arg-type]
+    full = estimate_training(TrainingInputs(**common, method="full"))
     assert full.total_bytes > 1e12
 
 
@@ -200,7 +216,7 @@ def test_activation_count_for_llama_style_blocks() -> None:
     K/V, SwiGLU 14,336), 44.29 for Qwen2.5-7B's wider MLP (18,944 on a 3,584 hidden size)."""
     from fractions import Fraction
 
-    from planner.capacity.training_memory import activation_coefficient
+    from planner.capacity.training_activations import activation_coefficient
 
     assert activation_coefficient(LLAMA8, None) == 34
     qwen = CAT.model("qwen2.5-7b")
@@ -210,5 +226,41 @@ def test_activation_count_for_llama_style_blocks() -> None:
     est = estimate_training(
         TrainingInputs(model=qwen, method="lora", batch_size=1, seq_len=1024, checkpointing=False)
     )
-    logits = 4 * 1024 * 152_064
-    assert est.activations_bytes == 158_720 * 1024 * 28 + logits
+    logits = 16 * 1024 * 152_064
+    assert est.activations_bytes == 158_720 * 1024 * 28 + 6 * 1024 * 18_944 + logits
+
+
+def test_offloaded_checkpoints_and_a_fused_loss_leave_one_layer_on_the_gpu() -> None:
+    """Unsloth's way: the checkpointed layer inputs wait in CPU RAM and the loss keeps no logits,
+    so one 32,768-token sequence of Llama-3.1-8B costs 34 × 32,768 × 4,096 + 6 × 32,768 × 14,336
+    bytes of activations: 7.38 GB."""
+    s = 32_768
+    est = estimate_training(
+        TrainingInputs(
+            model=LLAMA8,
+            method="qlora",
+            batch_size=1,
+            seq_len=s,
+            checkpointing=True,
+            activation_offload=True,
+            fused_loss=True,
+        )
+    )
+    assert est.activations_bytes == 34 * s * 4096 + 6 * s * 14_336 == 7_381_975_040
+
+
+def test_offloading_needs_checkpointing() -> None:
+    with pytest.raises(CapacityInputError) as err:
+        estimate_training(
+            TrainingInputs(
+                model=LLAMA8, method="qlora", batch_size=1, seq_len=1024, activation_offload=True
+            )
+        )
+    assert err.value.field == "activation_offload"
+
+
+def test_eight_bit_adamw_keeps_six_bytes_per_adapter_parameter() -> None:
+    """bitsandbytes' AdamW8bit: 16-bit weights and gradients, two 8-bit moments: 2 + 2 + 2."""
+    est = estimate_training(TrainingInputs(model=LLAMA8, method="lora", lora_rank=16, adam_bytes=6))
+    assert est.gradients_bytes == 2 * 13_631_488
+    assert est.optimizer_state_bytes == 2 * 13_631_488
