@@ -75,3 +75,20 @@ def test_a_failed_claim_keeps_the_finish_it_carried() -> None:
     assert ReminderDigest.objects.get(pk=first).status == Status.SENT
     assert ReminderDigest.objects.get(pk=second).status == Status.PENDING
     assert carried.params is None
+
+
+def test_a_claim_that_takes_no_row_still_commits_the_finish_it_carried() -> None:
+    """A redelivered digest already sent: the claim takes nothing, the carried finish is
+    written all the same."""
+    first, second = pending_digests(2)
+    now = timezone.now()
+    ReminderDigest.objects.filter(pk=second).update(status=Status.SENT)
+    digest = outbox_pg.claim(digest_id=first, now=now, message_id="<a@example.com>")
+    assert digest is not None
+    digest.status = Status.SENT
+    carried = outbox_pg.CarriedFinish()
+    outbox_pg.finish(digest=digest, note="sent", now=now, carried=carried)
+    assert outbox_pg.claim(digest_id=second, now=now, message_id="<b@x>", carried=carried) is None
+    finished = ReminderDigest.objects.get(pk=first)
+    assert finished.status == Status.SENT
+    assert [h["status"] for h in finished.history] == ["sending", "sent"]
