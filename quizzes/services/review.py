@@ -6,13 +6,12 @@ so a double click, a second tab or a retried request advances the schedule exact
 
 from __future__ import annotations
 
-import functools
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NotRequired, TypedDict, Unpack
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from accounts.local_day import day_bounds_at
 from accounts.models import User
@@ -20,6 +19,7 @@ from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
 from quizzes.selectors.cards import schedule_for_update
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.services import fsrs_adapter
+from quizzes.services.rows import row_insert, row_update
 
 
 class StaleCard(Exception):
@@ -84,7 +84,7 @@ def _grade_locked(
     )
     reps_before, lapses_before = schedule.reps, schedule.lapses
     lapsed = rating == ReviewLog.Rating.AGAIN and schedule.state == RecallSchedule.State.REVIEW
-    log = ReviewLog.objects.create(
+    log = ReviewLog(
         schedule=schedule,
         learner_id=schedule.learner_id,
         item_id=schedule.item_id,
@@ -103,41 +103,20 @@ def _grade_locked(
         parameters_id=scheduling.parameters_id,
         desired_retention=scheduling.desired_retention,
     )
+    row_insert(log)
     fsrs_adapter.card_to_schedule(card_after, schedule)
     schedule.reps = reps_before + 1
     schedule.lapses = lapses_before + int(lapsed)
     if lapsed and schedule.lapses >= LEECH_LAPSES:
         schedule.suspended = True  # a leech: out of the queue until the learner brings it back
     schedule.card_token = uuid.uuid4()
-    _schedule_write(schedule)
+    row_update(schedule, _GRADED)
     return log
 
 
-# What a grade changes on its schedule, written by one UPDATE whose text is built once: the
-# same values `save(update_fields=...)` writes, without compiling the statement per grade.
-_GRADED = {"state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses",
-           "suspended", "card_token", "updated_at"}  # fmt: skip
-_GRADED_FIELDS = tuple(f for f in RecallSchedule._meta.concrete_fields if f.name in _GRADED)
-
-
-@functools.cache
-def _schedule_update_sql(vendor: str) -> str:
-    quote = connection.ops.quote_name
-    columns = ", ".join(f"{quote(str(field.column))} = %s" for field in _GRADED_FIELDS)
-    table = quote(RecallSchedule._meta.db_table)
-    pk = quote(str(RecallSchedule._meta.pk.column))
-    # Only the model's own quoted names go into the text; every value is a parameter.
-    return f"UPDATE {table} SET {columns} WHERE {pk} = %s"  # noqa: S608
-
-
-def _schedule_write(schedule: RecallSchedule) -> None:
-    values = [
-        # pre_save stamps updated_at (auto_now); get_db_prep_save adapts as save() would.
-        field.get_db_prep_save(field.pre_save(schedule, False), connection)
-        for field in _GRADED_FIELDS
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(_schedule_update_sql(connection.vendor), [*values, schedule.pk])
+# What a grade changes on its schedule (written with a statement built once per process).
+_GRADED = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses",
+           "suspended", "card_token", "updated_at")  # fmt: skip
 
 
 def _replay_or_stale(schedule: RecallSchedule, card_token: uuid.UUID) -> ReviewLog:
