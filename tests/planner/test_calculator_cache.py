@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from django.template.autoreload import reset_loaders
 from django.test import Client
 
-from planner.calculator.page import CalculatorParts, page_memo
+from planner.calculator.page import CalculatorParts, ProcessMemo, page_memo
 from planner.calculator.parsing import DEFAULT_INPUTS
 from planner.capacity.catalogue import PRICES_FILE_ENV
 from tests.factories import PASSWORD
@@ -138,3 +140,21 @@ def test_a_new_catalogue_is_shown_at_once(
     assert masked(client.get("/planner/", {"estimate": "training"}).content.decode()) == masked(
         before
     )
+
+
+def test_the_memo_is_bounded_and_follows_the_template_loader() -> None:
+    """A stream of keys (Host names) cannot grow it past its limit; a template loader reset (the
+    development server's, when a template changes) drops what was rendered from the old one."""
+    memo = ProcessMemo(limit=2)
+    renders: list[str] = []
+
+    def render(key: str) -> str:
+        renders.append(key)
+        return key.upper()
+
+    for key in ["a", "b", "c", "a"]:
+        assert memo.get(key, partial(render, key)) == key.upper()
+    assert len(memo.values()) <= 2 and renders == ["a", "b", "c", "a"]
+    assert memo.get("a", partial(render, "a")) == "A" and len(renders) == 4
+    reset_loaders()
+    assert memo.get("a", partial(render, "a")) == "A" and len(renders) == 5
