@@ -1,10 +1,11 @@
 """The calculator page's context, and its parts rendered from calculator.html's partials.
 
 The parts that are the same for every visitor (the catalogue table, the pickers' figures, and each
-estimate's tabs, form and result for the default inputs) are rendered once per process, and kept while
-the page's template and the catalogue are the objects they were rendered from: the template loader
-caches the one and default_catalogue() the other, so a kept part is as fresh as a new render would
-be. What names the visitor (the CSRF token, the navigation, the save form) is rendered per request.
+estimate's tabs, form and result for the default inputs) are rendered once per process and kept
+while the page's template and the catalogue are the objects they were rendered from: the template
+loader caches the one and default_catalogue() the other, so a kept part is as fresh as a new render
+would be. What names the visitor (the CSRF token, the navigation, the save form) is rendered per
+request.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ PAGE = "planner/calculator.html"
 def calculator_context(
     request: HtmxHttpRequest, form: CalculatorForm, estimate: Estimate | None
 ) -> dict[str, Any]:
-    """What the fields and result partials show for a bound form and its estimate."""
+    """What the form and result partials show for a bound form and its estimate."""
     kind = form.kind
     share_query = form.query_string() if estimate is not None else ""
     share_path = f"{reverse('planner:calculator')}?{share_query}"
