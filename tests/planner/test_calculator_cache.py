@@ -1,6 +1,6 @@
-"""The calculator page keeps the parts that are the same for every visitor (planner.calculator.page):
-a kept page equals a fresh render, names no visitor, and never stands in for other inputs, another
-origin or another catalogue."""
+"""The calculator page keeps the parts every visitor sees alike (planner.calculator.page): a kept
+page equals a fresh render, names no visitor, and never stands in for other inputs, another origin
+or another catalogue."""
 
 from __future__ import annotations
 
