@@ -12,85 +12,25 @@ import math
 import os
 import tomllib
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from planner.capacity.catalogue_rows import Accelerator, MigProfile, ModelSpec
 from planner.capacity.units import CapacityInputError
+
+__all__ = [
+    "Accelerator",
+    "Catalogue",
+    "MigProfile",
+    "ModelSpec",
+    "default_catalogue",
+    "load_catalogue",
+    "mig_slices",
+]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 PRICES_FILE_ENV = "PLANNER_PRICES_FILE"
-
-
-@dataclass(frozen=True, slots=True)
-class MigProfile:
-    name: str  # NVIDIA's profile name, e.g. "3g.40gb"
-    memory_gb: float
-    compute_slices: int  # of 7
-
-
-@dataclass(frozen=True, slots=True)
-class Accelerator:
-    id: str
-    name: str
-    kind: str  # "gpu" | "tpu" | "cpu" | "managed_api"
-    memory_gb: float | None
-    memory_bandwidth_gb_s: float | None
-    dense_bf16_tflops: float | None
-    price_per_hour_usd: float | None
-    source: str
-    notes: str = ""
-    price_per_million_input_tokens_usd: float | None = None
-    price_per_million_output_tokens_usd: float | None = None
-    mig_profiles: tuple[MigProfile, ...] = ()
-    # For a MIG slice: the parent's id; TFLOPS scale by compute slices of 7, bandwidth by memory
-    # slices of 8 (NVIDIA MIG user guide: each memory slice has its own share of the memory controllers).
-    mig_of: str = ""
-    # What the CUDA runtime reports as total (GiB), and where that figure comes from.
-    usable_memory_gib: float | None = None
-    usable_memory_source: str = ""
-    dense_fp8_tflops: float | None = None
-    dense_int8_tops: float | None = None
-    precisions: tuple[str, ...] = ()
-    price_per_million_embedding_tokens_usd: float | None = None
-
-    @property
-    def is_memory_device(self) -> bool:
-        return self.memory_gb is not None
-
-    @property
-    def usable_memory_bytes(self) -> int | None:
-        """The runtime's total in bytes (GiB x 2^30), or None where no figure is catalogued."""
-        if self.usable_memory_gib is None:
-            return None
-        return round(Fraction(str(self.usable_memory_gib)) * 2**30)
-
-    def supports(self, precision: str) -> bool:
-        """Whether the hardware computes in `precision` (unknown lists allow everything)."""
-        return not self.precisions or precision in self.precisions
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSpec:
-    id: str
-    name: str
-    params_b: float
-    layers: int
-    hidden_size: int
-    attention_heads: int
-    kv_heads: int
-    head_dim: int
-    intermediate_size: int
-    max_context_tokens: int
-    release_precision: str
-    source: str
-    notes: str = ""
-    vocab_size: int | None = None
-    tie_word_embeddings: bool = False
-    family: str = "dense"  # "dense" | "moe" | "multimodal"
-    active_params_b: float | None = None  # MoE: parameters one token reads
-    sliding_window: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +135,10 @@ def _opt_float(row: dict[str, Any], key: str) -> float | None:
     return None if row.get(key) is None else float(row[key])
 
 
+def _opt_int(row: dict[str, Any], key: str) -> int | None:
+    return None if row.get(key) is None else int(row[key])
+
+
 def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[Accelerator, ...]:
     rows = []
     for row in data["accelerator"]:
@@ -261,7 +205,10 @@ def _load_models(data: dict[str, Any]) -> tuple[ModelSpec, ...]:
             tie_word_embeddings=bool(row.get("tie_word_embeddings", False)),
             family=str(row.get("family", "dense")),
             active_params_b=_opt_float(row, "active_params_b"),
-            sliding_window=int(row["sliding_window"]) if "sliding_window" in row else None,
+            sliding_window=_opt_int(row, "sliding_window"),
+            sliding_window_layers=_opt_int(row, "sliding_window_layers"),
+            kv_lora_rank=_opt_int(row, "kv_lora_rank"),
+            qk_rope_head_dim=_opt_int(row, "qk_rope_head_dim"),
         )
         for row in data["model"]
     )

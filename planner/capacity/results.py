@@ -23,6 +23,7 @@ class WarningCode(StrEnum):
     NOT_AN_ACCELERATOR = "not_an_accelerator"
     PREFILL_TOO_SLOW = "prefill_too_slow"
     SLIDING_WINDOW_UPPER_BOUND = "sliding_window_upper_bound"
+    MLA_LATENT_CACHE = "mla_latent_cache"
     MOE_ALL_EXPERTS_RESIDENT = "moe_all_experts_resident"
     MULTIMODAL_ACTIVATIONS = "multimodal_activations"
     PRECISION_NOT_NATIVE = "precision_not_native"

@@ -3,7 +3,11 @@
 Each step takes what it needs, records its formula and assumptions on the Trail and returns its
 value in exact bytes. Sources:
 - KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes per element (Vaswani et
-  al. 2017; with grouped-query attention only the KV heads are stored, Ainslie et al. 2023).
+  al. 2017; with grouped-query attention only the KV heads are stored, Ainslie et al. 2023). With
+  multi-head latent attention (DeepSeek-V2, DeepSeek-AI 2024, section 2.1) a layer caches one
+  latent of kv_lora_rank elements plus the decoupled RoPE key of qk_rope_head_dim: layers x
+  (kv_lora_rank + qk_rope_head_dim) x bytes, as vLLM's MLA backends store it (kv-cache shape
+  (blocks, block_size, 576) for DeepSeek; one latent, replicated on every tensor-parallel GPU).
 - Quantised checkpoints (AWQ, GPTQ, fp8/int8) keep the embedding table and the LM head at 16-bit
   (AutoAWQ and llm-compressor leave `embed_tokens` and `lm_head` unquantised) and add group scales
   (units.QUANTISED_BYTES_PER_WEIGHT).
@@ -192,21 +196,7 @@ def kv_cache(inputs: ServingInputs, trail: Trail) -> KvCache:
         trail.formula("KV cache per user", "given", gb(per_user))
         per_token = per_user / context if context is not None else None
         return KvCache(per_token, per_user, context, kv_precision, None)
-    spec = inputs.model
-    layers = whole_number(inputs.layers, "layers") or (spec.layers if spec else None)
-    kv_heads = whole_number(inputs.kv_heads, "kv_heads") or (spec.kv_heads if spec else None)
-    head_dim = whole_number(inputs.head_dim, "head_dim") or (spec.head_dim if spec else None)
-    missing = [
-        n
-        for n, v in (("layers", layers), ("kv_heads", kv_heads), ("head_dim", head_dim))
-        if v is None
-    ]
-    if layers is None or kv_heads is None or head_dim is None:
-        raise CapacityInputError(
-            "kv_per_user_gb",
-            "give the KV cache per user in GB, or the architecture (layers, KV heads, head "
-            f"dimension) or a model; missing: {', '.join(missing)}",
-        )
+    layers, kv_heads, head_dim = _architecture(inputs)
     if kv_precision is None:
         kv_precision = DEFAULT_PRECISION
         trail.assume("kv_precision", kv_precision)
@@ -214,12 +204,22 @@ def kv_cache(inputs: ServingInputs, trail: Trail) -> KvCache:
         context = DEFAULT_CONTEXT_TOKENS
         trail.assume("context_tokens", f"{DEFAULT_CONTEXT_TOKENS} tokens")
     kv_bpe = bytes_per_element(kv_precision, "kv_precision")
-    per_token = 2 * layers * kv_heads * head_dim * kv_bpe
-    trail.formula(
-        "KV bytes per token",
-        "2 × layers × KV heads × head dim × bytes",
-        f"2 × {layers} × {kv_heads} × {head_dim} × {plain(kv_bpe)} = {whole(per_token)} bytes",
-    )
+    latent = _mla_latent(inputs)
+    if latent is not None:
+        per_token = layers * latent * kv_bpe
+        kv_heads = 1  # one latent per layer, which every tensor-parallel GPU keeps whole
+        trail.formula(
+            "KV bytes per token (multi-head latent attention)",
+            "layers × (kv_lora_rank + qk_rope_head_dim) × bytes",
+            f"{layers} × {latent} × {plain(kv_bpe)} = {whole(per_token)} bytes",
+        )
+    else:
+        per_token = 2 * layers * kv_heads * head_dim * kv_bpe
+        trail.formula(
+            "KV bytes per token",
+            "2 × layers × KV heads × head dim × bytes",
+            f"2 × {layers} × {kv_heads} × {head_dim} × {plain(kv_bpe)} = {whole(per_token)} bytes",
+        )
     per_user = per_token * context
     trail.formula(
         "KV cache per user",
@@ -227,6 +227,35 @@ def kv_cache(inputs: ServingInputs, trail: Trail) -> KvCache:
         f"{whole(per_token)} × {whole(context)} = {gb(per_user)}",
     )
     return KvCache(per_token, per_user, context, kv_precision, kv_heads)
+
+
+def _architecture(inputs: ServingInputs) -> tuple[int, int, int]:
+    """Layers, KV heads and head dimension: the caller's, else the model's."""
+    spec = inputs.model
+    layers = whole_number(inputs.layers, "layers") or (spec.layers if spec else None)
+    kv_heads = whole_number(inputs.kv_heads, "kv_heads") or (spec.kv_heads if spec else None)
+    head_dim = whole_number(inputs.head_dim, "head_dim") or (spec.head_dim if spec else None)
+    if layers is None or kv_heads is None or head_dim is None:
+        missing = [
+            n
+            for n, v in (("layers", layers), ("kv_heads", kv_heads), ("head_dim", head_dim))
+            if v is None
+        ]
+        raise CapacityInputError(
+            "kv_per_user_gb",
+            "give the KV cache per user in GB, or the architecture (layers, KV heads, head "
+            f"dimension) or a model; missing: {', '.join(missing)}",
+        )
+    return layers, kv_heads, head_dim
+
+
+def _mla_latent(inputs: ServingInputs) -> int | None:
+    """The model's MLA latent per layer (vLLM's MLA backends cache (blocks, block_size,
+    kv_lora_rank + qk_rope_head_dim)), unless the caller gave KV heads or a head dimension."""
+    spec = inputs.model
+    if spec is None or inputs.kv_heads is not None or inputs.head_dim is not None:
+        return None
+    return spec.mla_latent_dim
 
 
 def _check_kv_precision(precision: str) -> None:

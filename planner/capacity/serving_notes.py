@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+from planner.capacity.catalogue import ModelSpec
 from planner.capacity.formatting import whole
 from planner.capacity.results import Severity, Trail, WarningCode
 from planner.capacity.serving_inputs import ServingInputs
@@ -11,7 +14,7 @@ SERVING_NOT_MODELLED = (
     "Memory fragmentation and CUDA graphs captured after profiling.",
     "Pipeline and expert parallelism; only tensor parallelism over GPUs of one kind.",
     "Queueing: the time to first token is prefill alone, at an assumed MFU.",
-    "Sliding-window and MLA attention: their KV cache is counted in full (an upper bound).",
+    "Sliding-window attention: its layers' KV cache is counted in full (an upper bound; the warning gives the windowed figure).",
 )
 
 
@@ -27,11 +30,16 @@ def model_notes(inputs: ServingInputs, context: int | None, trail: Trail) -> Non
             f"{whole(context)} tokens is longer than {spec.name}'s {whole(spec.max_context_tokens)}-token context.",
         )
     if spec.sliding_window and context is not None and context > spec.sliding_window:
+        _sliding_window_note(spec, context, trail)
+    if spec.mla_latent_dim is not None and inputs.kv_heads is None and inputs.head_dim is None:
         trail.warn(
-            WarningCode.SLIDING_WINDOW_UPPER_BOUND,
+            WarningCode.MLA_LATENT_CACHE,
             Severity.WARNING,
-            f"{spec.name} keeps only {whole(spec.sliding_window)} tokens on its sliding-window layers; "
-            "the KV cache here counts every layer in full, an upper bound.",
+            f"{spec.name} uses multi-head latent attention: each layer caches one "
+            f"{spec.mla_latent_dim}-element latent per token (kv_lora_rank + qk_rope_head_dim), "
+            f"not K and V per head: {2 * spec.kv_heads * spec.head_dim / spec.mla_latent_dim:.1f}× "
+            f"less than 2 × {spec.kv_heads} KV heads × {spec.head_dim} would count. Every "
+            "tensor-parallel GPU keeps the whole latent, so more GPUs do not shrink it.",
         )
     if spec.family == "moe":
         trail.warn(
@@ -46,6 +54,23 @@ def model_notes(inputs: ServingInputs, context: int | None, trail: Trail) -> Non
             Severity.WARNING,
             "A multimodal model's encoder profile depends on its image limits; the activation peak is one logged run.",
         )
+
+
+def _sliding_window_note(spec: ModelSpec, context: int, trail: Trail) -> None:
+    """The windowed figure beside the full count: windowed layers hold at most the window."""
+    window = spec.sliding_window or context
+    windowed = spec.sliding_window_layers or spec.layers
+    full = spec.layers - windowed
+    share = Fraction(full * context + windowed * min(context, window), spec.layers * context)
+    layers = f"{windowed} of its {spec.layers} layers" if windowed < spec.layers else "every layer"
+    trail.warn(
+        WarningCode.SLIDING_WINDOW_UPPER_BOUND,
+        Severity.WARNING,
+        f"{spec.name} keeps only {whole(window)} tokens on {layers}; the KV cache here counts "
+        f"every layer in full, an upper bound. With the window, {whole(context)} tokens need "
+        f"{float(share):.0%} of it (vLLM's V1 hybrid KV-cache manager allocates the windowed "
+        "layers so; engines without it allocate every layer in full).",
+    )
 
 
 def precision_notes(inputs: ServingInputs, weight_precision: str | None, trail: Trail) -> None:

@@ -39,16 +39,19 @@ def test_required_rows_are_present_and_sourced() -> None:
     cat = default_catalogue()
     assert REQUIRED_ACCELERATORS <= {a.id for a in cat.accelerators}
     assert REQUIRED_MODELS <= {m.id for m in cat.models}
-    for row in (*cat.accelerators, *cat.models):
-        assert row.source.strip(), row.id
+    for acc in cat.accelerators:
+        assert acc.source.strip(), acc.id
+    for model in cat.models:
+        assert model.source.strip(), model.id
     api = cat.accelerator("managed-api")
     assert api.kind == "managed_api" and api.price_per_million_output_tokens_usd
     assert cat.accelerator("A100-80GB").mig_profiles  # case-insensitive, MIG listed
 
 
 def test_model_head_dims_agree_with_configs() -> None:
-    """head_dim = hidden / heads, except where config.json sets head_dim explicitly."""
-    explicit = {"gemma-2-9b", "gemma-2-27b", "qwen3-32b"}
+    """head_dim = hidden / heads, except where config.json sets head_dim explicitly (or MLA's
+    query-key head is qk_nope_head_dim + qk_rope_head_dim: 128 + 64 for DeepSeek-V2-Lite)."""
+    explicit = {"gemma-2-9b", "gemma-2-27b", "qwen3-32b", "deepseek-v2-lite"}
     for m in default_catalogue().models:
         if m.id not in explicit:
             assert m.head_dim * m.attention_heads == m.hidden_size, m.id

@@ -1,0 +1,88 @@
+"""One row of each catalogue: an accelerator (with its MIG profiles) and a model's architecture."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class MigProfile:
+    name: str  # NVIDIA's profile name, e.g. "3g.40gb"
+    memory_gb: float
+    compute_slices: int  # of 7
+
+
+@dataclass(frozen=True, slots=True)
+class Accelerator:
+    id: str
+    name: str
+    kind: str  # "gpu" | "tpu" | "cpu" | "managed_api"
+    memory_gb: float | None
+    memory_bandwidth_gb_s: float | None
+    dense_bf16_tflops: float | None
+    price_per_hour_usd: float | None
+    source: str
+    notes: str = ""
+    price_per_million_input_tokens_usd: float | None = None
+    price_per_million_output_tokens_usd: float | None = None
+    mig_profiles: tuple[MigProfile, ...] = ()
+    # For a MIG slice: the parent's id; TFLOPS scale by compute slices of 7, bandwidth by memory
+    # slices of 8 (NVIDIA MIG user guide: each memory slice has its own share of the memory controllers).
+    mig_of: str = ""
+    # What the CUDA runtime reports as total (GiB), and where that figure comes from.
+    usable_memory_gib: float | None = None
+    usable_memory_source: str = ""
+    dense_fp8_tflops: float | None = None
+    dense_int8_tops: float | None = None
+    precisions: tuple[str, ...] = ()
+    price_per_million_embedding_tokens_usd: float | None = None
+
+    @property
+    def is_memory_device(self) -> bool:
+        return self.memory_gb is not None
+
+    @property
+    def usable_memory_bytes(self) -> int | None:
+        """The runtime's total in bytes (GiB x 2^30), or None where no figure is catalogued."""
+        if self.usable_memory_gib is None:
+            return None
+        return round(Fraction(str(self.usable_memory_gib)) * 2**30)
+
+    def supports(self, precision: str) -> bool:
+        """Whether the hardware computes in `precision` (unknown lists allow everything)."""
+        return not self.precisions or precision in self.precisions
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    id: str
+    name: str
+    params_b: float
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    max_context_tokens: int
+    release_precision: str
+    source: str
+    notes: str = ""
+    vocab_size: int | None = None
+    tie_word_embeddings: bool = False
+    family: str = "dense"  # "dense" | "moe" | "multimodal"
+    active_params_b: float | None = None  # MoE: parameters one token reads
+    sliding_window: int | None = None
+    sliding_window_layers: int | None = None  # how many layers use the window (Gemma 2: half)
+    # Multi-head latent attention (DeepSeek-V2/V3): each layer caches one compressed latent of
+    # kv_lora_rank elements plus the shared RoPE key of qk_rope_head_dim, not K and V per head.
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+
+    @property
+    def mla_latent_dim(self) -> int | None:
+        """Elements one MLA layer caches per token (kv_lora_rank + qk_rope_head_dim), or None."""
+        if self.kv_lora_rank is None:
+            return None
+        return self.kv_lora_rank + (self.qk_rope_head_dim or 0)
