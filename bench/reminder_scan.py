@@ -14,9 +14,10 @@ this run, which the bench counts with LLEN and deletes afterwards (with its bind
 FLUSHDB, nobody else's keys. In the same run, `redis-benchmark -t lpush`
 against the same Redis database is the reference; the bench deletes its `mylist` key afterwards.
 
-Prints learners/s, publishes/s and their ratio to LPUSH/s, and the EXPLAIN (ANALYZE, BUFFERS)
-of one range's INSERT (in a transaction rolled back); exits 1 if that plan reads the schedule
-table sequentially or the counts are wrong. The 1M case (issue 15: the scan finishes for a
+Prints learners/s, the scan's CPU seconds here and in its database backend (read from /proc when
+PostgreSQL runs on this machine: a figure the load moves little), publishes/s and their ratio to
+LPUSH/s, and the EXPLAIN (ANALYZE, BUFFERS) of one range's INSERT (in a transaction rolled
+back); exits 1 if that plan reads the schedule table sequentially or the counts are wrong. The 1M case (issue 15: the scan finishes for a
 million due learners inside the task's 240 s soft limit):
 
     ... bench/reminder_scan.py --learners 1000000 --due-learners 1000000 \\
@@ -155,6 +156,17 @@ def redis_benchmark_lpush(redis_url: str, *, clients: int, requests: int) -> flo
     return float(rates[-1]) if rates else None
 
 
+def backend_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of PostgreSQL backend `pid`, read from /proc when the server
+    runs on this machine (None otherwise): unlike wall time, it hardly moves with the load."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def explain_insert(*, now: Any, learners: tuple[int, int]) -> str:
     """EXPLAIN (ANALYZE, BUFFERS) of the scan's INSERT for one range of learners, as the scan
     runs it: that range's digests are deleted first and everything is rolled back after."""
@@ -280,7 +292,12 @@ def main() -> int:
         scan.digest_slots = timed_slots  # type: ignore[assignment]
 
         print(f"\nScan at {now:%Y-%m-%d %H:%M} UTC; enqueue into {redis_url} queue {queue}")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            backend = cursor.fetchone()[0]
+        db_cpu_before, py_cpu_before = backend_cpu_seconds(backend), time.process_time()
         result, t_scan = timed("scan: slots, inserts, enqueue", lambda: scan.digests_scan(now=now))
+        db_cpu_after, py_cpu = backend_cpu_seconds(backend), time.process_time() - py_cpu_before
         # The first scan's share only: the wrappers stay on for the no-op scan below.
         slots_seconds_first, insert_seconds_first = slots_seconds, insert_seconds
         publishes = int(broker.llen(queue))
@@ -334,6 +351,14 @@ def main() -> int:
             f"    vs the {SOFT_TIME_LIMIT} s soft time limit       {t_scan / SOFT_TIME_LIMIT:>10.1%}"
         )
         print(f"  due learners/s (scan+enqueue)      {rate:>10,.0f}   (goal ≥ 20,000)")
+        print(f"  CPU in the scan: this process      {py_cpu:>10.2f} s")
+        if db_cpu_before is not None and db_cpu_after is not None:
+            db_cpu = db_cpu_after - db_cpu_before
+            print(f"  CPU in the scan: database backend  {db_cpu:>10.2f} s")
+            cpu_rate = result.created / max(py_cpu + db_cpu, 1e-9)
+            print(
+                f"  due learners per CPU second        {cpu_rate:>10,.0f}   (steadier under load)"
+            )
         print(f"  due learners/s, caches warm        {rescan.created / t_rescan:>10,.0f}")
         print(
             f"  digest ids enqueued/s              {enqueued / max(enqueue_seconds, 1e-9):>10,.0f}"
