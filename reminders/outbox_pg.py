@@ -1,9 +1,9 @@
 """The outbox's claim and finish on PostgreSQL: each one autocommitted statement, and within a
-chunk a sent digest's finish travels with the next digest's claim (one round trip per digest).
+chunk a sent digest's finish travels with the next digest's claim, in one statement (a
+data-modifying WITH): one round trip and one commit per digest.
 
-The finish and the claim are separate transactions in one message ("finish; COMMIT; claim"), so
-the finish is committed even if the claim fails; that needs autocommit (not inside an atomic
-block) and client-side parameter binding, Django's default for psycopg.
+Should that statement fail, the finish is kept for `flush` to write alone, so a digest that went
+out is not left `sending` by its successor's claim.
 """
 
 from __future__ import annotations
@@ -44,15 +44,9 @@ _FINISH_SQL = f"""
 """  # noqa: S608 (a table name; every value is a parameter)
 
 
-# The finish commits without waiting for its WAL flush; the claim's own commit, synchronous,
-# flushes the WAL up to its record and so the finish's before it: one flush a round trip, and
-# both durable when the claim returns. Only if the claim fails is the finish's flush left to the
-# WAL writer (within 3 × wal_writer_delay).
-_CARRIED_CLAIM_SQL = (
-    f"BEGIN; SET LOCAL synchronous_commit = off; {_FINISH_SQL}; COMMIT; {_CLAIM_SQL}"
-)
-
-_FLUSH_SQL = f"UPDATE {_TABLE} SET updated_at = updated_at WHERE id = %s"  # noqa: S608
+# The finish first, then the claim, in one statement: they touch different rows (the claim's
+# snapshot still sees a row finished in the same statement as `sending`, so never claims it).
+_CARRIED_CLAIM_SQL = f"WITH finished AS ({_FINISH_SQL.strip()}) {_CLAIM_SQL.strip()}"
 
 
 class CarriedFinish:
@@ -61,15 +55,6 @@ class CarriedFinish:
 
     def __init__(self) -> None:
         self.params: list[Any] | None = None
-
-    @staticmethod
-    def possible() -> bool:
-        options = connection.settings_dict.get("OPTIONS", {})
-        return (
-            connection.vendor == "postgresql"
-            and not connection.in_atomic_block
-            and options.get("server_side_binding") is not True
-        )
 
     def take(self) -> list[Any] | None:
         params, self.params = self.params, None
@@ -99,17 +84,15 @@ def claim(
     ]
     finish = carried.take() if carried is not None else None
     with connection.cursor() as cursor:
-        if finish is None:
+        if carried is None or finish is None:
             cursor.execute(_CLAIM_SQL, params)
         else:
-            cursor.execute(_CARRIED_CLAIM_SQL, [*finish, *params])
-            while cursor.nextset():
-                pass  # to the claim's result, the last
+            try:
+                cursor.execute(_CARRIED_CLAIM_SQL, [*finish, *params])
+            except Exception:
+                carried.params = finish  # for `flush` to try alone
+                raise
         row = cursor.fetchone()
-        if row is None and finish is not None:
-            # A claim that takes no row writes nothing, so its commit flushes no WAL: make the
-            # finish durable with a write of no change.
-            cursor.execute(_FLUSH_SQL, [finish[-1]])
     if row is None:
         return None
     learner_id, local_date, attempts, message_id, history = row
@@ -142,7 +125,7 @@ def finish(
         timezone.now(),
         digest.pk,
     ]
-    if carried is not None and CarriedFinish.possible():
+    if carried is not None:
         carried.flush()  # never more than one held
         carried.params = params
         return

@@ -3,16 +3,20 @@ its own row (the lock and the unique key give exactly one email per digest)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.mail import mailers
+from django.db import DatabaseError
 
 from accounts.models import User
 from reminders.mailer import DigestMailer
 from reminders.outbox import digest_send
 from reminders.outbox_pg import CarriedFinish
 from reminders.selectors import digests_content_for
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -48,14 +52,23 @@ def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
                 )
             except Exception as exc:
                 result.unfinished = digest_ids[position:]
+                _flush_after_failure(carried)
                 raise SendInterrupted(result) from exc
             result.statuses[digest_id] = digest.status if digest else "not claimed"
+        carried.flush()
     finally:
-        try:
-            carried.flush()
-        finally:
-            connection.close()
+        connection.close()
     return result
+
+
+def _flush_after_failure(carried: CarriedFinish) -> None:
+    """Write the finish of the last digest sent if the failed step did not (a failed claim
+    that carried it); if the database refuses that too, the row stays `sending` and the
+    outbox's recovery resends it later, with its Message-ID."""
+    try:
+        carried.flush()
+    except DatabaseError:
+        logger.exception("could not mark the chunk's last sent digest")
 
 
 class SendInterrupted(Exception):

@@ -1,6 +1,6 @@
 """A chunk's sends on PostgreSQL in autocommit (as a worker runs them): each sent digest's finish
-travels to the database with the next digest's claim, one round trip per digest, and is committed
-on its own even when that claim fails."""
+travels to the database with the next digest's claim, one statement per digest, and is not lost
+when that statement fails."""
 
 from __future__ import annotations
 
@@ -35,14 +35,14 @@ def pending_digests(n: int) -> list[int]:
 
 
 def test_a_chunk_takes_one_statement_per_digest() -> None:
-    """Five digests: the chunk's reads, five claims (the last four each after the previous
-    digest's finish and a COMMIT, in the same round trip), and the last finish alone."""
+    """Five digests: the chunk's reads, five claims (the last four each with the previous
+    digest's finish in the same statement), and the last finish alone."""
     ids = pending_digests(5)
     with CaptureQueriesContext(connection) as queries:
         result = digests_send(digest_ids=ids, now=timezone.now())
     assert result.statuses == {pk: Status.SENT for pk in ids}
     assert len(queries.captured_queries) == CHUNK_READS + len(ids) + 1
-    carried = [q["sql"] for q in queries.captured_queries if "COMMIT" in q["sql"]]
+    carried = [q["sql"] for q in queries.captured_queries if "WITH finished AS" in q["sql"]]
     assert len(carried) == len(ids) - 1
     assert len(mail.outbox) == 5
     for digest in ReminderDigest.objects.filter(pk__in=ids):
@@ -57,8 +57,8 @@ def test_a_chunk_takes_one_statement_per_digest() -> None:
 
 
 def test_a_failed_claim_keeps_the_finish_it_carried() -> None:
-    """The finish and the claim are separate transactions in one message: the claim failing
-    (here a Message-ID too long for its column) leaves the carried finish committed."""
+    """The claim failing (here a Message-ID too long for its column) takes the finish it carried
+    down with its statement; the finish is kept, and `flush` writes it alone."""
     first, second = pending_digests(2)
     now = timezone.now()
     digest = outbox_pg.claim(digest_id=first, now=now, message_id="<a@example.com>")
@@ -72,8 +72,10 @@ def test_a_failed_claim_keeps_the_finish_it_carried() -> None:
         outbox_pg.claim(
             digest_id=second, now=now, message_id=f"<{'x' * 300}@example.com>", carried=carried
         )
-    assert ReminderDigest.objects.get(pk=first).status == Status.SENT
+    assert ReminderDigest.objects.get(pk=first).status == Status.SENDING
     assert ReminderDigest.objects.get(pk=second).status == Status.PENDING
+    carried.flush()
+    assert ReminderDigest.objects.get(pk=first).status == Status.SENT
     assert carried.params is None
 
 
