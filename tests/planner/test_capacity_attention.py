@@ -59,3 +59,10 @@ def test_sliding_window_warning_gives_the_windowed_share() -> None:
     every = serve(model=replace(gemma, sliding_window_layers=None), context_tokens=16384)
     [note] = [w for w in every.warnings if w.code == WarningCode.SLIDING_WINDOW_UPPER_BOUND]
     assert "every layer" in note.message and "25%" in note.message
+
+
+def test_mla_request_matches_vllms_own_figure() -> None:
+    """vLLM 0.8.3 (V1) refused DeepSeek-V2-Lite-Chat at 32,768 tokens: "(0.95 GiB KV cache is
+    needed ...)" (vllm-project/vllm issue 15871); 32,768 × 31,104 bytes = 0.949 GiB."""
+    est = serve(context_tokens=32768)
+    assert round(est.kv_cache_per_user_bytes / 2**30, 2) == 0.95
