@@ -88,7 +88,9 @@ class ReviewedItems:
 
 def _reviewed_items_queryset(*, learner_id: int, limit: int) -> QuerySet[Any]:
     return (
-        ReviewLog.objects.filter(learner_id=learner_id)
+        # A log's schedule is its learner's: saying so lets the join read only their schedules
+        # (the (learner, item) index) instead of scanning every learner's.
+        ReviewLog.objects.filter(learner_id=learner_id, schedule__learner_id=learner_id)
         .values("item_id", "item__prompt", "schedule__lapses", "schedule__suspended")
         .annotate(last=Max("reviewed_at"))
         .order_by("-schedule__suspended", "-last", "item_id")

@@ -80,7 +80,9 @@ def _old_forecast(*, learner: User, now: datetime) -> list[int]:
     )
     counts = {row["day"]: row["n"] for row in rows}
     today = start.date()
-    return [counts.get(today + timedelta(days=i), 0) + (overdue if i == 0 else 0) for i in range(30)]
+    return [
+        counts.get(today + timedelta(days=i), 0) + (overdue if i == 0 else 0) for i in range(30)
+    ]
 
 
 def _seed(rng: random.Random, learner: User, items: list[QuizItem], now: datetime) -> None:
@@ -141,3 +143,42 @@ def test_learner_stats_match_the_former_queries(seed: int, django_assert_max_num
     assert (stats.streak_days, stats.reviewed_today) == _streak(days, today)
     assert stats.history == retention_history_for(learner=learner, now=now)
     assert sum(w.reviews for w in stats.history) > 0 and stats.mature_reviews > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reviewed_items_match_the_former_query(seed: int) -> None:
+    """Leeches and recent items, read through the learner's own schedules only, are those the
+    former query found by joining every schedule."""
+    from django.db.models import Max
+
+    from quizzes.selectors.history import ReviewedItem, reviewed_items_for
+
+    rng = random.Random(seed)
+    learner = UserFactory()
+    c = course_with_items(learner=learner)
+    items = [c.mc, c.numeric, c.recall, *(QuizItemFactory(lesson=c.lesson) for _ in range(70))]
+    _seed(rng, learner, items, MOMENTS[2])
+    _seed(rng, UserFactory(), items, MOMENTS[2])
+    RecallSchedule.objects.filter(pk__in=[s.pk for s in RecallSchedule.objects.all()[::5]]).update(
+        suspended=True, lapses=8
+    )
+    rows = (
+        ReviewLog.objects.filter(learner=learner)
+        .values("item_id", "item__prompt", "schedule__lapses", "schedule__suspended")
+        .annotate(last=Max("reviewed_at"))
+        .order_by("-schedule__suspended", "-last", "item_id")[:20]
+    )
+    old = [
+        ReviewedItem(
+            r["item_id"],
+            r["item__prompt"],
+            r["last"],
+            r["schedule__lapses"],
+            r["schedule__suspended"],
+        )
+        for r in rows
+    ]
+    got = reviewed_items_for(learner=learner, recent=10, leeches=10)
+    assert got.leeches == [i for i in old if i.suspended][:10]
+    assert got.recent == [i for i in old if not i.suspended][:10]
+    assert got.leeches and got.recent
