@@ -85,3 +85,33 @@ def test_strength_rows_and_recent_items_match_the_template_loops_they_replace():
             old = engine.from_string(_OLD_RECENT).render(Context({"recent": recent}))
             new = engine.from_string("{% load stats_tables %}{% recent_items recent %}")
             assert _normalised(new.render(Context({"recent": recent}))) == _normalised(old)
+
+
+_OLD_BUTTONS = """{% for preview in previews %}
+                <button type="submit" name="rating" value="{{ preview.rating }}" class="grade grade-{{ preview.rating }}" data-shortcut="grade-{{ preview.rating }}" data-testid="grade-{{ preview.rating }}">
+                  {% if shortcuts %}<kbd>{{ preview.rating }}</kbd>{% endif %}
+                  <span class="grade-label">{{ preview.label }}</span>
+                  <span class="grade-interval">{{ preview.interval }}</span>
+                </button>
+              {% endfor %}"""
+
+
+def test_grade_buttons_match_the_template_loop_they_replace():
+    """The same buttons (whitespace between tags aside) as the loop, with and without the keys,
+    with labels and intervals that need escaping."""
+    from django.template import Context, engines
+
+    from quizzes.selectors.preview import GradePreview
+
+    engine = engines["django"].engine
+    previews = [
+        GradePreview(1, "Again", "1 min"),
+        GradePreview(2, "Hard <b>&</b>", "10 min"),
+        GradePreview(3, "Good", '"4 d"'),
+        GradePreview(4, "Easy's", "1.2 y"),
+    ]
+    for shortcuts in (True, False):
+        context = {"previews": previews, "shortcuts": shortcuts}
+        old = engine.from_string(_OLD_BUTTONS).render(Context(context))
+        new = engine.from_string("{% load review_card %}{% grade_buttons previews shortcuts %}")
+        assert _normalised(new.render(Context(context))) == _normalised(old)
