@@ -24,6 +24,9 @@ Sources for the formulas:
   exceeds the rest (planner.capacity.training_activations). Checked against QLoRA's published
   fit, a 65 B model on one 48 GB GPU (Dettmers et al. 2023, abstract), and against Unsloth's
   longest contexts per GPU size for Llama-3.1-8B: bench/training_memory.py.
+- Every CUDA process holds a context before it allocates anything: vLLM found 0.61 GiB of an H100
+  in use at start-up ("Free memory on device (78.57/79.18 GiB) on startup",
+  llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md); the total counts it.
 - Training FLOPs ≈ 6 × parameters per token (forward 2N, backward 4N; Kaplan et al. 2020,
   "Scaling Laws", section 2.1). With frozen base weights (LoRA, QLoRA) the weight-gradient half of
   the backward pass is skipped: ≈ 4N. Checkpointing recomputes the forward: + 2N.
@@ -42,6 +45,7 @@ from planner.capacity.results import Severity, Trail, WarningCode
 from planner.capacity.training_activations import StepShape, activation_coefficient, activations
 from planner.capacity.training_lora import lora_adapter_params, lora_trainable
 from planner.capacity.training_memory import (
+    CUDA_CONTEXT_BYTES,
     LORA_TARGETS,
     METHODS,
     States,
@@ -113,11 +117,13 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
     )
     acts = activations(_step(inputs, tokens, hidden, layers, vocab, checkpointing), trail)
     per_gpu = sharded(states, gpus, stage, trail)
-    total = per_gpu.weights + per_gpu.gradients + per_gpu.optimizer + (acts or 0)
+    states_total = per_gpu.weights + per_gpu.gradients + per_gpu.optimizer
+    total = states_total + (acts or 0) + CUDA_CONTEXT_BYTES
     trail.formula(
         "Total" + (" per GPU" if gpus > 1 else ""),
-        "weights + gradients + optimizer + activations",
-        f"{gb(per_gpu.weights)} + {gb(per_gpu.gradients)} + {gb(per_gpu.optimizer)} + {gb(acts or 0)} = {gb(total)}",
+        "weights + gradients + optimizer + activations + CUDA context",
+        f"{gb(per_gpu.weights)} + {gb(per_gpu.gradients)} + {gb(per_gpu.optimizer)} + "
+        f"{gb(acts or 0)} + {gb(CUDA_CONTEXT_BYTES)} = {gb(total)}",
     )
     memory = given_or_catalogue(
         inputs.gpu_memory_gb, "gpu_memory_gb", acc.memory_gb if acc else None
@@ -137,6 +143,7 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
         gradients_bytes=math.ceil(per_gpu.gradients),
         optimizer_state_bytes=math.ceil(per_gpu.optimizer),
         activations_bytes=math.ceil(acts) if acts is not None else None,
+        cuda_context_bytes=math.ceil(CUDA_CONTEXT_BYTES),
         total_bytes=math.ceil(total),
         gpu_memory_bytes=math.floor(memory_bytes) if memory_bytes is not None else None,
         fits=fits,

@@ -11,7 +11,7 @@ from typing import Final
 from planner.capacity.catalogue import ModelSpec
 from planner.capacity.formatting import gb, num, whole
 from planner.capacity.results import Trail
-from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
+from planner.capacity.units import BYTES_PER_GB, BYTES_PER_GIB, CapacityInputError, exact
 from planner.capacity.validation import positive, whole_number
 
 METHODS: Final[tuple[str, ...]] = ("full", "lora", "qlora")
@@ -31,6 +31,8 @@ ADAM_BYTES: Final[dict[int, tuple[Fraction, Fraction]]] = {
     6: (Fraction(2), Fraction(2)),
 }
 DEFAULT_LORA_RANK: Final = 16
+# The CUDA context and driver state of one process on an H100 (training.py cites the log).
+CUDA_CONTEXT_BYTES: Final = Fraction("0.61") * BYTES_PER_GIB
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ class TrainingEstimate(EstimateNotes):
 
     NOT_MODELLED: ClassVar[tuple[str, ...]] = (
         "Tensor and pipeline parallelism; only data parallelism with ZeRO/FSDP sharding.",
-        "Allocator fragmentation, CUDA context and communication buffers (add 1-3 GB per GPU).",
+        "Allocator fragmentation and communication buffers (add 1-3 GB per GPU).",
         "Sequence packing; offloading optimizer states or weights to CPU RAM.",
     )
     method: str
@@ -32,6 +32,7 @@ class TrainingEstimate(EstimateNotes):
     gradients_bytes: int
     optimizer_state_bytes: int
     activations_bytes: int | None
+    cuda_context_bytes: int
     total_bytes: int
     gpu_memory_bytes: int | None
     fits: bool | None
@@ -84,6 +85,7 @@ _JSON_FIGURES = (
     "gradients_bytes",
     "optimizer_state_bytes",
     "activations_bytes",
+    "cuda_context_bytes",
     "total_bytes",
     "gpu_memory_bytes",
     "fits",
