@@ -109,7 +109,19 @@ def page(browser, live_server, request):  # type: ignore[no-untyped-def]
     context.set_default_timeout(15_000)
     pg = context.new_page()
     console_errors: list[str] = []
-    pg.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+
+    def on_console(message):  # type: ignore[no-untyped-def]
+        # hx-sync="this:replace" aborts a request a newer one supersedes, by design; htmx logs that
+        # request's afterRequest and then sendAbort as errors, which no user sees.
+        if message.type != "error":
+            return
+        if message.text == "htmx:sendAbort":
+            if console_errors and console_errors[-1] == "htmx:afterRequest":
+                console_errors.pop()
+            return
+        console_errors.append(message.text)
+
+    pg.on("console", on_console)
     pg.console_errors = console_errors
     yield pg
     ARTIFACTS.mkdir(exist_ok=True)
