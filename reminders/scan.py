@@ -3,8 +3,9 @@ learners writes the day's digests, and one task per chunk of digests is enqueued
 
 Which local date a learner is owed a digest for comes from `digest_local_date` (Python's zoneinfo,
 so daylight-saving changes are right), computed once per (time zone, day start, reminder hour)
-slot; the database then joins learners to their slot. The outbox's unique (learner, local date)
-key makes a second scan, a second beat or a retried range a no-op.
+slot; the database then groups the range's due recall schedules by learner and joins each
+learner to their slot. The outbox's unique (learner, local date) key makes a second scan, a second
+beat or a retried range a no-op.
 """
 
 from __future__ import annotations
@@ -208,7 +209,7 @@ def digests_enqueue(*, digest_ids: list[int]) -> None:
 
 
 def _publish_sends(chunks: list[list[int]], *, producer: Producer) -> None:
-    from reminders.tasks import send_digests
+    from reminders.tasks import send_digests  # here for the same reason as above
 
     for chunk in chunks:
         # A short argsrepr: Celery's repr of 500 ids was half of each publish's time.
