@@ -146,6 +146,10 @@ def _digests_insert(
     )
     created: list[int] = []
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # For this transaction only: the statement's estimated cost crosses jit_above_cost
+            # on large tables, and compiling it took longer than it saved (~20-50 ms of ~400).
+            cursor.execute("SELECT set_config('jit', 'off', true)")
         for i in range(0, len(slots), SLOTS_PER_STATEMENT):
             sql, params = _insert_statement(
                 slots=slots[i : i + SLOTS_PER_STATEMENT],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from django.db import connection
 
 from quizzes.models import RecallSchedule
 from reminders import scan as scan_module
@@ -105,12 +106,13 @@ def test_every_range_of_learners_gets_one_digest_each(
 def test_scan_queries_do_not_grow_with_learners(
     django_capture_on_commit_callbacks, django_assert_num_queries
 ):
-    """Nine queries however many learners are due, in however many zones: the slots, the id
-    range, one INSERT for the range, the two requeue reads, and the savepoints of the range's
-    transaction and the requeue's (a test runs inside a transaction)."""
+    """The same queries however many learners are due, in however many zones: the slots, the id
+    range, one INSERT for the range (after switching JIT off on PostgreSQL), the two requeue
+    reads, and the savepoints of the range's transaction and the requeue's (a test runs inside a
+    transaction)."""
     for _ in range(12):
         learner_due(due=NOW - timedelta(hours=1), items=2)
     for zone in ("Asia/Tokyo", "America/New_York"):
         learner_due(due=NOW - timedelta(hours=1), time_zone=zone, day_start_hour=0, reminder_hour=0)
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10 if connection.vendor == "postgresql" else 9):
         assert len(scan(django_capture_on_commit_callbacks)) == 14
