@@ -117,14 +117,7 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
     )
     acts = activations(_step(inputs, tokens, hidden, layers, vocab, checkpointing), trail)
     per_gpu = sharded(states, gpus, stage, trail)
-    states_total = per_gpu.weights + per_gpu.gradients + per_gpu.optimizer
-    total = states_total + (acts or 0) + CUDA_CONTEXT_BYTES
-    trail.formula(
-        "Total" + (" per GPU" if gpus > 1 else ""),
-        "weights + gradients + optimizer + activations + CUDA context",
-        f"{gb(per_gpu.weights)} + {gb(per_gpu.gradients)} + {gb(per_gpu.optimizer)} + "
-        f"{gb(acts or 0)} + {gb(CUDA_CONTEXT_BYTES)} = {gb(total)}",
-    )
+    total = _total(per_gpu, acts, gpus, trail)
     memory = given_or_catalogue(
         inputs.gpu_memory_gb, "gpu_memory_gb", acc.memory_gb if acc else None
     )
@@ -159,6 +152,19 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
         assumptions=trail.assumptions,
         formulas=trail.formulas,
     )
+
+
+def _total(per_gpu: States, acts: Fraction | None, gpus: int, trail: Trail) -> Fraction:
+    """Weights, gradients, optimizer and activations, and the process's CUDA context."""
+    total = per_gpu.weights + per_gpu.gradients + per_gpu.optimizer + (acts or 0)
+    total += CUDA_CONTEXT_BYTES
+    trail.formula(
+        "Total" + (" per GPU" if gpus > 1 else ""),
+        "weights + gradients + optimizer + activations + CUDA context",
+        f"{gb(per_gpu.weights)} + {gb(per_gpu.gradients)} + {gb(per_gpu.optimizer)} + "
+        f"{gb(acts or 0)} + {gb(CUDA_CONTEXT_BYTES)} = {gb(total)}",
+    )
+    return total
 
 
 def _step(
