@@ -1,16 +1,18 @@
-"""How each generation of vLLM sizes its start-up profiling run, and what it subtracts before the KV cache.
+"""How each generation of vLLM sizes its start-up profiling run, and what it subtracts first.
 
 vLLM sizes the KV cache from a profiled run (planner.capacity.overhead): one batch of
 `max_num_batched_tokens` tokens spread over `max_num_seqs` requests, then a sampler run on one
 logit row per request. What sizes that batch, and what else is subtracted, differs by generation:
 
 - "vllm-v1" (vLLM >= 0.21, the V1 engine, `vllm serve`, the default): chunked prefill always;
-  8,192 batched tokens and 1,024 sequences on a GPU with >= 70 GiB that is not an A100, else
-  2,048 and 256 (vllm/engine/arg_utils.py `get_batch_defaults`; the A100 exclusion is vllm pull
-  17885). The CUDA-graph pool is estimated in the profile and subtracted too (vllm pull 30515, on
-  by default since v0.21.0: "CUDA graph memory profiling is enabled (default since v0.21.0)").
-- "vllm-v1-0.9" (V1, 0.9-0.20): the same batch; torch peak plus non-torch memory measured from a
-  snapshot taken after start-up (so the CUDA context is not counted); no CUDA-graph term.
+  16,384 batched tokens and 1,024 sequences on a GPU with >= 70 GiB that is not an A100, else
+  2,048 and 256 (vllm/engine/arg_utils.py `get_batch_defaults`; the memory rule is vllm pull
+  17073, the A100 exclusion pull 17885, 8,192 -> 16,384 pull 51726). The CUDA-graph pool is
+  estimated in the profile and subtracted too (vllm pull 30515, on by default since v0.21.0: "CUDA
+  graph memory profiling is enabled (default since v0.21.0)").
+- "vllm-v1-0.9" (V1, 0.9-0.20): 8,192 batched tokens on those large GPUs, else the same; torch
+  peak plus non-torch memory measured from a snapshot taken after start-up (so the CUDA context
+  is not counted); no CUDA-graph term.
 - "vllm-v1-0.8" (V1, 0.7-0.8): 2,048 batched tokens (`vllm serve`) and 256 sequences on every GPU
   (`_set_default_args_v1` of that time, as vllm-mindspore's copy of arg_utils.py still has it);
   non-torch memory was total device use minus PyTorch's allocations after the run (the V1
@@ -71,7 +73,8 @@ V0_CHUNKED_ABOVE: Final = 32768  # V0 turns chunked prefill on for longer contex
 class EngineProfile:
     id: str
     name: str
-    batch_rule: str  # "v1" (by GPU size), "v1-uniform" (2,048 x 256) or "v0" (by context)
+    # "v1" / "v1-0.9" (by GPU size: 16,384 / 8,192 tokens), "v1-uniform" (2,048 x 256), "v0"
+    batch_rule: str
     logit_bytes: int  # bytes per logit alive at the sampler's peak
     non_torch_gib: Fraction  # per GPU at tensor parallelism 1
     non_torch_tp_gib: Fraction  # per GPU at tensor parallelism 2 and above
@@ -98,7 +101,7 @@ ENGINE_PROFILES: Final[dict[str, EngineProfile]] = {
         EngineProfile(
             id="vllm-v1-0.9",
             name="vLLM 0.9-0.20 (V1)",
-            batch_rule="v1",
+            batch_rule="v1-0.9",
             logit_bytes=39,
             non_torch_gib=V1_NON_TORCH[0],
             non_torch_tp_gib=V1_NON_TORCH[1],
@@ -154,7 +157,9 @@ def profile_batch(
     if profile.batch_rule == "v1-uniform":
         return ProfileBatch(2048, 256)
     large = usable >= LARGE_GPU_GIB * BYTES_PER_GIB and not accelerator_id.startswith("a100")
-    return ProfileBatch(8192, 1024) if large else ProfileBatch(2048, 256)
+    if not large:
+        return ProfileBatch(2048, 256)
+    return ProfileBatch(16384 if profile.batch_rule == "v1" else 8192, 1024)
 
 
 @dataclass(frozen=True, slots=True)
