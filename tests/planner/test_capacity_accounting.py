@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -301,3 +302,19 @@ def test_fp8_weights_on_an_a100_are_named_weight_only() -> None:
     assert a100.compute_ceiling_tokens_per_s == pytest.approx(312e12 / (2 * 8.03e9), abs=0.1)
     h100 = run("h100-sxm", "llama-3.1-8b", weight_precision="fp8", overhead_gb=2, users=1)
     assert WarningCode.PRECISION_NOT_NATIVE not in h100.warning_codes
+
+
+def test_current_vllm_profiles_16k_tokens_on_a_large_gpu() -> None:
+    """Llama-2-7B's shapes (MLP 11,008, vocabulary 32,000) on an H100: current vLLM's 16,384
+    tokens × (3 × 11,008 + 3 × 4,096) × 2 = 1,484,783,616 bytes outweigh the sampler's
+    1,024 × 32,000 × 39 = 1,277,952,000; vLLM 0.9-0.20's 8,192 tokens do not."""
+    llama2 = replace(CAT.model("llama-3.1-8b"), intermediate_size=11_008, vocab_size=32_000)
+    parts = {
+        engine: estimate_serving(
+            ServingInputs(
+                accelerator=CAT.accelerator("h100-sxm"), model=llama2, engine_profile=engine
+            )
+        ).to_dict()["overhead_parts_bytes"]["activation_peak"]
+        for engine in ("vllm-v1", "vllm-v1-0.9")
+    }
+    assert parts == {"vllm-v1": 1_484_783_616, "vllm-v1-0.9": 1_277_952_000}
