@@ -183,7 +183,7 @@ class DigestRenderer:
         return shape
 
     def parts(
-        self, *, digest: ReminderDigest, learner: User, content: DigestContent
+        self, *, digest_id: int, message_id: str, learner: User, content: DigestContent
     ) -> DigestParts:
         """The digest's subject, text, HTML, recipient and headers (Message-ID, RFC 8058)."""
         shape = self._shape(content)
@@ -193,7 +193,7 @@ class DigestRenderer:
         values = {
             "name": learner.name,
             "prompt_url": self.prompt_link(
-                prompt_token_make(digest_id=digest.pk, schedule_id=schedule.pk)
+                prompt_token_make(digest_id=digest_id, schedule_id=schedule.pk)
             ),
             "unsubscribe_url": unsubscribe_url,
         }
@@ -204,11 +204,11 @@ class DigestRenderer:
             html=_filled(shape.html, escaped),
             to=learner.email,
             headers={
-                "Message-ID": digest.message_id,
+                "Message-ID": message_id,
                 "List-Unsubscribe": f"<{unsubscribe_url}>",
                 "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
                 "Auto-Submitted": "auto-generated",
-                "X-Recall-Digest": str(digest.pk),
+                "X-Recall-Digest": str(digest_id),
             },
         )
 
@@ -227,4 +227,7 @@ def digest_message_build(
 ) -> EmailMultiAlternatives:
     """The digest email: plain text and HTML, the first due prompt as a recall question, the
     review link, the signed prompt link, and RFC 8058 one-click unsubscribe headers."""
-    return digest_email(DigestRenderer().parts(digest=digest, learner=learner, content=content))
+    parts = DigestRenderer().parts(
+        digest_id=digest.pk, message_id=digest.message_id, learner=learner, content=content
+    )
+    return digest_email(parts)

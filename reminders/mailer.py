@@ -4,16 +4,20 @@ Over Django's SMTP backend a digest goes out as the bytes Django's email would w
 headers, same parts, same transfer encodings, under `email.policy.SMTP`), composed here without
 parsing every header of every message again; the headers that only change by chunk or by item are
 folded once. Any other backend (the test outbox, files), or an address this module does not
-compose, gets the Django email itself.
+compose, gets the Django email itself. `ChunkState` is what a chunk's digests share, and renders
+each digest while its claim is on its way to the database.
 """
 
 from __future__ import annotations
 
 import binascii
+import contextlib
 import email.policy
 import random
 import re
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email import quoprimime
 from email.utils import format_datetime
@@ -26,7 +30,7 @@ from django.utils.timezone import get_current_timezone
 
 from accounts.models import User
 from reminders.emails import DigestParts, DigestRenderer, digest_email, digest_policy
-from reminders.models import ReminderDigest
+from reminders.outbox_pg import CarriedFinish
 from reminders.selectors import DigestContent
 
 _POLICY = digest_policy(email.policy.SMTP)
@@ -152,31 +156,80 @@ class DigestWire:
             ]
         )
 
-    def send(self, parts: DigestParts) -> bool:
-        """Send over the open session; False when the Django email must go instead."""
-        raw = self.message_bytes(parts)
-        if raw is None:
-            return False
+    def send(self, to: str, raw: bytes) -> None:
+        """Send composed bytes over the open session."""
         session: Any = self.backend.connection
-        session.sendmail(self.envelope_from, [parts.to], raw)
-        return True
+        session.sendmail(self.envelope_from, [to], raw)
+
+
+@dataclass(frozen=True)
+class PreparedDigest:
+    """A digest ready to go: its parts, and its bytes when the wire composed them."""
+
+    parts: DigestParts
+    raw: bytes | None
 
 
 class DigestMailer:
     """One chunk's digests over one mail connection: rendered by one `DigestRenderer`, written
-    by one `DigestWire` when the connection is SMTP."""
+    by one `DigestWire` when the connection is SMTP. `prepare` touches neither the database nor
+    the connection, so it can run while a claim is on its way."""
 
     def __init__(self, connection: BaseEmailBackend) -> None:
         self.connection = connection
-        # Made by the first send, inside its digest's try: a template error fails that digest.
+        # Made by the first digest, inside its try: a template error fails that digest.
         self.renderer: DigestRenderer | None = None
         self.wire: DigestWire | None = None
 
-    def send(self, *, digest: ReminderDigest, learner: User, content: DigestContent) -> None:
+    def prepare(
+        self, *, digest_id: int, message_id: str, learner: User, content: DigestContent
+    ) -> PreparedDigest:
         if self.renderer is None:
             self.renderer = DigestRenderer()
             self.wire = DigestWire.for_connection(self.connection)
-        parts = self.renderer.parts(digest=digest, learner=learner, content=content)
+        parts = self.renderer.parts(
+            digest_id=digest_id, message_id=message_id, learner=learner, content=content
+        )
+        return PreparedDigest(parts, self.wire.message_bytes(parts) if self.wire else None)
+
+    def deliver(self, prepared: PreparedDigest) -> None:
         self.connection.open()  # a no-op once open: the chunk's digests share one session
-        if self.wire is None or not self.wire.send(parts):
-            self.connection.send_messages([digest_email(parts)])
+        if self.wire is not None and prepared.raw is not None:
+            self.wire.send(prepared.parts.to, prepared.raw)
+        else:
+            self.connection.send_messages([digest_email(prepared.parts)])
+
+
+@dataclass
+class ChunkState:
+    """What a chunk's digests share, read once: their learners (by id, and whose digest is
+    which), the Message-IDs their rows already have, their content, one mailer, and the last
+    finish waiting for the next claim."""
+
+    learners: dict[int, User]
+    learner_of: dict[int, int]
+    message_ids: dict[int, str]
+    contents: dict[int, DigestContent]
+    mailer: DigestMailer
+    carried: CarriedFinish = field(default_factory=CarriedFinish)
+
+    def early_render(
+        self, *, digest_id: int, into: list[PreparedDigest]
+    ) -> Callable[[str], None] | None:
+        """What renders the digest while its claim is on its way (given the Message-ID the
+        claim will store), into `into`; a failure is left for the render after the claim, where
+        it is recorded."""
+        learner = self.learners.get(self.learner_of.get(digest_id, 0))
+        content = self.contents.get(learner.pk) if learner else None
+        if learner is None or content is None or content.first_schedule is None:
+            return None
+
+        def render(message_id: str) -> None:
+            with contextlib.suppress(Exception):
+                into.append(
+                    self.mailer.prepare(
+                        digest_id=digest_id, message_id=message_id, learner=learner, content=content
+                    )
+                )
+
+        return render

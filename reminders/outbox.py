@@ -8,6 +8,7 @@ of a send finds the row already claimed or sent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,10 +22,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from reminders import outbox_pg
-from reminders.mailer import DigestMailer
+from reminders.mailer import ChunkState, DigestMailer, PreparedDigest
 from reminders.models import ReminderDigest
 from reminders.selectors import (
-    DigestContent,
     digests_content_for,
     digests_failed_retryable,
     digests_stale,
@@ -111,16 +111,31 @@ def _message_domain() -> str:
 
 
 def digest_claim(
-    *, digest_id: int, now: datetime, carried: outbox_pg.CarriedFinish | None = None
+    *,
+    digest_id: int,
+    now: datetime,
+    carried: outbox_pg.CarriedFinish | None = None,
+    meanwhile: Callable[[str], None] | None = None,
+    stored_message_id: str = "",
 ) -> ReminderDigest | None:
     """Lock the row and move it to `sending`; None when it is sent, skipped, already being sent,
     or locked by another worker right now (skip_locked: the other worker owns it). On
-    PostgreSQL, one statement, carrying the chunk's last finish if any."""
+    PostgreSQL, one statement, carrying the chunk's last finish if any, and `meanwhile` runs
+    (given the Message-ID the claim stores unless the row has one) while it is on its way.
+    `stored_message_id` is the row's, if the caller read it (a retry keeps it)."""
     # Generated once and kept: a resend carries the same Message-ID, so a mail client can fold
     # a duplicate.
-    message_id = make_msgid(idstring=f"digest{digest_id}", domain=_message_domain())
+    message_id = stored_message_id or make_msgid(
+        idstring=f"digest{digest_id}", domain=_message_domain()
+    )
     if connection.vendor == "postgresql":
-        return outbox_pg.claim(digest_id=digest_id, now=now, message_id=message_id, carried=carried)
+        return outbox_pg.claim(
+            digest_id=digest_id,
+            now=now,
+            message_id=message_id,
+            carried=carried,
+            meanwhile=None if meanwhile is None else lambda: meanwhile(message_id),
+        )
     with transaction.atomic():
         digest = (
             ReminderDigest.objects.select_for_update(skip_locked=True)
@@ -138,24 +153,29 @@ def digest_claim(
 
 
 def digest_send(
-    *,
-    digest_id: int,
-    now: datetime,
-    learners: dict[int, User] | None = None,
-    contents: dict[int, DigestContent] | None = None,
-    mailer: DigestMailer | None = None,
-    carried: outbox_pg.CarriedFinish | None = None,
+    *, digest_id: int, now: datetime, chunk: ChunkState | None = None
 ) -> ReminderDigest | None:
-    """Claim, render, send and mark sent. A chunk passes its learners, their digests' content,
-    one mailer (one open mail connection) and where its finishes wait for the next claim
-    (`carried`; the chunk flushes the last). A send error marks the row failed with the reason
-    and propagates (the task decides whether to retry)."""
-    digest = digest_claim(digest_id=digest_id, now=now, carried=carried)
+    """Claim, render, send and mark sent. A chunk's digests share a `ChunkState`; within one,
+    each digest is rendered while its claim is on its way, and sent once the claim is back. A
+    send error marks the row failed with the reason and propagates (the task decides whether to
+    retry)."""
+    early: list[PreparedDigest] = []
+    carried = chunk.carried if chunk else None
+    meanwhile = chunk.early_render(digest_id=digest_id, into=early) if chunk else None
+    digest = digest_claim(
+        digest_id=digest_id,
+        now=now,
+        carried=carried,
+        meanwhile=meanwhile,
+        stored_message_id=chunk.message_ids.get(digest_id, "") if chunk else "",
+    )
     if digest is None:
         return None
-    learner = (learners or {}).get(digest.learner_id) or User.objects.get(pk=digest.learner_id)
+    learner = (chunk.learners if chunk else {}).get(digest.learner_id) or User.objects.get(
+        pk=digest.learner_id
+    )
     try:
-        content = (contents or {}).get(learner.pk) or digests_content_for(
+        content = (chunk.contents if chunk else {}).get(learner.pk) or digests_content_for(
             learner_ids=[learner.pk], now=now
         )[learner.pk]
         if not learner.reminders_enabled or content.first_schedule is None:
@@ -163,10 +183,20 @@ def digest_send(
             return _digest_finish(
                 digest=digest, status=Status.SKIPPED, now=now, note=reason, carried=carried
             )
-        if mailer is None:
-            _send_alone(digest=digest, learner=learner, content=content)
-        else:
-            mailer.send(digest=digest, learner=learner, content=content)
+        mailer = chunk.mailer if chunk else DigestMailer(mailers.default)
+        try:
+            prepared = next(
+                (p for p in early if p.parts.headers["Message-ID"] == digest.message_id), None
+            ) or mailer.prepare(
+                digest_id=digest.pk,
+                message_id=digest.message_id,
+                learner=learner,
+                content=content,
+            )
+            mailer.deliver(prepared)
+        finally:
+            if chunk is None:
+                mailer.connection.close()
     except Exception as exc:
         digest_mark_failed(digest_id=digest.pk, reason=_reason(exc), now=now)
         raise
@@ -176,14 +206,6 @@ def digest_send(
     return _digest_finish(
         digest=digest, status=Status.SENT, now=now, note=f"{content.due_count} due", carried=carried
     )
-
-
-def _send_alone(*, digest: ReminderDigest, learner: User, content: DigestContent) -> None:
-    backend = mailers.default
-    try:
-        DigestMailer(backend).send(digest=digest, learner=learner, content=content)
-    finally:
-        backend.close()
 
 
 def _digest_finish(

@@ -9,9 +9,11 @@ out is not left `sending` by its successor's claim.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from django.db import connection
 from django.utils import timezone
 
@@ -68,10 +70,17 @@ class CarriedFinish:
 
 
 def claim(
-    *, digest_id: int, now: datetime, message_id: str, carried: CarriedFinish | None = None
+    *,
+    digest_id: int,
+    now: datetime,
+    message_id: str,
+    carried: CarriedFinish | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ReminderDigest | None:
     """The claim as one autocommitted UPDATE (the lock, the skip and the write in one round
-    trip), after the carried finish if there is one."""
+    trip), with the carried finish if there is one. `meanwhile` (which must not raise) runs
+    while the statement is on its way, in psycopg's pipeline mode: the digest is rendered while
+    the database works, and nothing is sent before the claim has come back."""
     params: list[Any] = [
         Status.SENDING,
         message_id,
@@ -83,16 +92,23 @@ def claim(
         Status.FAILED,
     ]
     finish = carried.take() if carried is not None else None
-    with connection.cursor() as cursor:
-        if carried is None or finish is None:
-            cursor.execute(_CLAIM_SQL, params)
-        else:
-            try:
-                cursor.execute(_CARRIED_CLAIM_SQL, [*finish, *params])
-            except Exception:
-                carried.params = finish  # for `flush` to try alone
-                raise
-        row = cursor.fetchone()
+    sql, all_params = (
+        (_CLAIM_SQL, params) if finish is None else (_CARRIED_CLAIM_SQL, [*finish, *params])
+    )
+    try:
+        with connection.wrap_database_errors, connection.cursor() as cursor:
+            if meanwhile is not None and psycopg.Pipeline.is_supported():
+                with connection.connection.pipeline():
+                    cursor.execute(sql, all_params)
+                    meanwhile()
+                    row = cursor.fetchone()
+            else:
+                cursor.execute(sql, all_params)
+                row = cursor.fetchone()
+    except Exception:
+        if carried is not None:
+            carried.params = finish  # for `flush` to try alone
+        raise
     if row is None:
         return None
     learner_id, local_date, attempts, message_id, history = row

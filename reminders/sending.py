@@ -9,9 +9,10 @@ from datetime import datetime
 
 from django.core.mail import mailers
 from django.db import DatabaseError
+from django.db.models import F
 
 from accounts.models import User
-from reminders.mailer import DigestMailer
+from reminders.mailer import ChunkState, DigestMailer
 from reminders.outbox import digest_send
 from reminders.outbox_pg import CarriedFinish
 from reminders.selectors import digests_content_for
@@ -30,32 +31,34 @@ def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
     """Send each digest of the chunk in order over one connection. A send error marks that
     digest failed and propagates with the rest unfinished (`SendInterrupted`), so the task can
     retry them together."""
-    learners = {u.pk: u for u in User.objects.filter(reminder_digests__id__in=digest_ids)}
-    contents = digests_content_for(learner_ids=list(learners), now=now)
-    result = ChunkResult()
+    rows = list(
+        User.objects.filter(reminder_digests__id__in=digest_ids).annotate(
+            digest_id=F("reminder_digests__id"), message_id=F("reminder_digests__message_id")
+        )
+    )
+    learners: dict[int, User] = {u.pk: u for u in rows}
     # One backend instance: opened by the first send (inside its digest's try, so a refused
     # connection counts against that digest), then every digest goes over the same session.
     connection = mailers.default
-    mailer = DigestMailer(connection)
-    # Each sent digest's finish goes to the database with the next claim; the last one alone.
-    carried = CarriedFinish()
+    chunk = ChunkState(
+        learners=learners,
+        learner_of={u.digest_id: u.pk for u in rows},
+        message_ids={u.digest_id: u.message_id for u in rows},
+        contents=digests_content_for(learner_ids=list(learners), now=now),
+        mailer=DigestMailer(connection),
+    )
+    result = ChunkResult()
     try:
         for position, digest_id in enumerate(digest_ids):
             try:
-                digest = digest_send(
-                    digest_id=digest_id,
-                    now=now,
-                    learners=learners,
-                    contents=contents,
-                    mailer=mailer,
-                    carried=carried,
-                )
+                digest = digest_send(digest_id=digest_id, now=now, chunk=chunk)
             except Exception as exc:
                 result.unfinished = digest_ids[position:]
-                _flush_after_failure(carried)
+                _flush_after_failure(chunk.carried)
                 raise SendInterrupted(result) from exc
             result.statuses[digest_id] = digest.status if digest else "not claimed"
-        carried.flush()
+        # Each sent digest's finish went to the database with the next claim; the last alone.
+        chunk.carried.flush()
     finally:
         connection.close()
     return result

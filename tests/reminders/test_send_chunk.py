@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from reminders import outbox_pg
+from reminders.mailer import DigestMailer
 from reminders.models import ReminderDigest
 from reminders.sending import digests_send
 from tests.reminders.factories import learner_due
@@ -94,3 +95,26 @@ def test_a_claim_that_takes_no_row_still_commits_the_finish_it_carried() -> None
     finished = ReminderDigest.objects.get(pk=first)
     assert finished.status == Status.SENT
     assert [h["status"] for h in finished.history] == ["sending", "sent"]
+
+
+def test_each_digest_is_rendered_once_while_its_claim_is_on_its_way(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A chunk renders every digest once, during its claim; a retried digest is rendered with
+    the Message-ID its first claim stored (the chunk reads it with the learners)."""
+    first, retried, third = pending_digests(3)
+    ReminderDigest.objects.filter(pk=retried).update(
+        status=Status.FAILED, message_id="<kept@example.com>", attempts=1
+    )
+    rendered: list[tuple[int, str]] = []
+    prepare = DigestMailer.prepare
+
+    def counted(self, **kwargs):  # type: ignore[no-untyped-def]
+        rendered.append((kwargs["digest_id"], kwargs["message_id"]))
+        return prepare(self, **kwargs)
+
+    monkeypatch.setattr(DigestMailer, "prepare", counted)
+    digests_send(digest_ids=[first, retried, third], now=timezone.now())
+    assert [pk for pk, _ in rendered] == [first, retried, third]
+    assert rendered[1][1] == "<kept@example.com>"
+    sent = {m.extra_headers["X-Recall-Digest"]: m.extra_headers["Message-ID"] for m in mail.outbox}
+    assert sent[str(retried)] == "<kept@example.com>"
+    assert sent[str(first)] == ReminderDigest.objects.get(pk=first).message_id
