@@ -13,7 +13,7 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
-from django.utils.timezone import template_localtime
+from django.utils.timezone import localtime
 
 from quizzes.selectors.history import ReviewedItem
 from quizzes.selectors.strength import ModuleStrength
@@ -56,7 +56,7 @@ def recent_items(entries: Iterable[ReviewedItem]) -> SafeString:
         "".join(
             f'<li><a href="{escape(reverse("quizzes:item_history", args=[e.item_id]))}">'
             f"{escape(Truncator(e.prompt).words(14, truncate=' …'))}</a> "
-            f'<span class="help">{escape(date_filter(template_localtime(e.last_reviewed_at), "j M"))}'
+            f'<span class="help">{escape(date_filter(localtime(e.last_reviewed_at), "j M"))}'
             "</span></li>\n"
             for e in entries
         )
