@@ -12,7 +12,8 @@ import zoneinfo
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db import connection
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Window
 
 from accounts.local_day import learning_date
 from accounts.models import User
@@ -109,25 +110,37 @@ def digest_slots(*, now: datetime) -> list[DigestSlot]:
 
 def digests_content_for(*, learner_ids: list[int], now: datetime) -> dict[int, DigestContent]:
     """What each learner's digest shows at send time: the count due and the earliest-due recall
-    schedule with its item and choices. Four queries for a whole chunk of learners."""
+    schedule with its item and choices. For a whole chunk of learners: two queries on
+    PostgreSQL (each learner's first schedule with the count beside it, then the choices), three
+    elsewhere."""
     due = RecallSchedule.objects.filter(
         learner_id__in=learner_ids, due__lte=now, suspended=False, reps__gt=0
     )
-    counts = dict(
-        due.order_by().values("learner_id").annotate(n=Count("id")).values_list("learner_id", "n")
-    )
-    earliest = due.filter(learner=OuterRef("pk")).order_by("due", "id")
-    first_ids = (
-        User.objects.filter(id__in=list(counts))
-        .annotate(first=Subquery(earliest.values("id")[:1]))
-        .values("first")
-    )
-    firsts = {
-        s.learner_id: s
-        for s in RecallSchedule.objects.filter(id__in=first_ids)
-        .select_related("item", "item__lesson")
-        .prefetch_related("item__choices")
-    }
+    if connection.vendor == "postgresql":
+        # The window counts a learner's due rows before DISTINCT ON keeps the first of them.
+        first_rows = (
+            due.annotate(due_total=Window(Count("id"), partition_by=[F("learner_id")]))
+            .order_by("learner_id", "due", "id")
+            .distinct("learner_id")
+        )
+        firsts = {s.learner_id: s for s in _with_items(first_rows)}
+        counts = {lid: s.due_total for lid, s in firsts.items()}  # type: ignore[attr-defined]
+    else:
+        counts = dict(
+            due.order_by()
+            .values("learner_id")
+            .annotate(n=Count("id"))
+            .values_list("learner_id", "n")
+        )
+        earliest = due.filter(learner=OuterRef("pk")).order_by("due", "id")
+        first_ids = (
+            User.objects.filter(id__in=list(counts))
+            .annotate(first=Subquery(earliest.values("id")[:1]))
+            .values("first")
+        )
+        firsts = {
+            s.learner_id: s for s in _with_items(RecallSchedule.objects.filter(id__in=first_ids))
+        }
     return {
         learner_id: DigestContent(
             due_count=counts[learner_id] if learner_id in firsts else 0,
@@ -135,6 +148,10 @@ def digests_content_for(*, learner_ids: list[int], now: datetime) -> dict[int, D
         )
         for learner_id in learner_ids
     }
+
+
+def _with_items(schedules: QuerySet[RecallSchedule]) -> QuerySet[RecallSchedule]:
+    return schedules.select_related("item", "item__lesson").prefetch_related("item__choices")
 
 
 def digests_stale(
