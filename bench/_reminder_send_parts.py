@@ -49,9 +49,9 @@ def phase_timers() -> Iterator[dict[str, float]]:
 
     totals: dict[str, float] = {}
     targets: list[tuple[Any, str, str]] = [
-        (outbox, "digest_claim", "claim (one UPDATE ... SKIP LOCKED)"),
-        (mailer.DigestRenderer, "parts", "render (shapes, names, signed links)"),
-        (mailer.DigestWire, "message_bytes", "compose MIME bytes"),
+        (outbox, "digest_claim", "claim + last finish (renders meanwhile)"),
+        (mailer.DigestRenderer, "parts", "  render (shapes, names, signed links)"),
+        (mailer.DigestWire, "message_bytes", "  compose MIME bytes"),
         (smtp_module.SMTP, "sendmail", "SMTP sendmail"),
         (EmailBackend, "send_messages", "Django email path (fallback only)"),
         (outbox, "_digest_finish", "mark sent (UPDATE)"),

@@ -2,7 +2,8 @@
 smtplib sending as many messages of the same size over one connection to the same local sink.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/anything \\
-        .venv/bin/python bench/reminder_send.py [--learners N] [--items-per-learner K] [--profile]
+        .venv/bin/python bench/reminder_send.py [--learners N] [--items-per-learner K]
+            [--distinct-items] [--profile]
 
 Starts a local SMTP sink (aiosmtpd in a child process, so it does not share the sender's GIL;
 it counts and discards messages), builds a throwaway database named per run
@@ -10,7 +11,11 @@ it counts and discards messages), builds a throwaway database named per run
 --keep) with N due learners, scans them (nothing is enqueued: the bench holds the ids), then times
 `digests_send(digest_ids=chunk, now=...)` over every chunk of REMINDER_DIGEST_CHUNK ids with
 EMAIL_URL pointed at the sink. The reference, in the same run, before and after: raw
-`smtplib.SMTP.sendmail` of N copies of one rendered digest (same bytes) over one connection.
+`smtplib.SMTP.sendmail` of N copies of one already-built digest (the same bytes) over one
+connection to the same sink. Beside it, the median round trip of one autocommitted UPDATE (the
+durable write each digest needs on top of its mail). Every learner shares the bench's items, so a
+chunk renders one shape; --distinct-items gives each learner a first item of its own (a shape
+per digest, the renderer's worst case).
 
 Prints digests/s, smtplib messages/s, their ratio (issue 15: ≥ 50 %) and the queries per digest
 (CaptureQueriesContext over a sample re-sent after the timed run); --profile adds cProfile's top
