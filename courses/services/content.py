@@ -25,7 +25,9 @@ from core.ranges import (
     DAILY_NEW_LIMIT,
     DAILY_REVIEW_LIMIT,
     DESIRED_RETENTION,
+    ESTIMATED_MINUTES,
     MAXIMUM_INTERVAL_DAYS,
+    RUBRIC_POINTS,
 )
 from courses.services.content_specs import (
     KINDS,
@@ -166,7 +168,9 @@ def course_content_load(*, folder: Path) -> CourseSpec:
                 title=lt.text("title", max_length=200),
                 objective=lt.text("objective"),
                 decision=lt.text("decision", required=False),
-                estimated_minutes=lt.integer("estimated_minutes", default=10, low=1, high=600),
+                estimated_minutes=lt.bounded_integer(
+                    "estimated_minutes", default=10, bound=ESTIMATED_MINUTES
+                ),
                 body_markdown=body,
                 items=items,
             )
@@ -192,7 +196,7 @@ def course_content_load(*, folder: Path) -> CourseSpec:
                 LevelSpec(
                     key=lv.slug("key", max_length=60),
                     title=lv.text("title", max_length=120),
-                    points=lv.integer("points", high=1000),
+                    points=lv.bounded_integer("points", bound=RUBRIC_POINTS),
                     description=lv.text("description", required=False),
                 )
                 for lv in level_tables

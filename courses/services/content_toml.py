@@ -214,7 +214,7 @@ class TomlTable:
     ) -> int:
         return int(self.number(key, default=default, integer=True, low=low, high=high))
 
-    def bounded_integer(self, key: str, *, default: int, bound: Bound) -> int:
+    def bounded_integer(self, key: str, *, default: int | None = None, bound: Bound) -> int:
         return int(self.number(key, default=default, integer=True, bound=bound))
 
     def steps(self, key: str, default: list[float]) -> list[float]:
