@@ -15,3 +15,5 @@ class WorkloadCardAdmin(admin.ModelAdmin[WorkloadCard]):
     list_filter = ["kind", "is_example"]
     search_fields = ["name", "model_name", "owner__email"]
     raw_id_fields = ["owner"]
+    # The calculator writes these two from the card's numbers; typed by hand they would disagree.
+    readonly_fields = ["inputs", "result"]

@@ -72,3 +72,12 @@ def test_in_range_numbers_are_saved(staff_client: Client, card: WorkloadCard) ->
     assert response.status_code == 302
     card.refresh_from_db()
     assert (card.latency_target_ms, card.concurrency, card.batch_window_hours) == (1500, 0, 2.5)
+
+
+def test_the_stored_result_cannot_be_typed_over(staff_client: Client, card: WorkloadCard) -> None:
+    """The calculator's stored inputs and result are shown, not edited: a posted value is ignored."""
+    stored = (card.inputs, card.result)
+    response = _post(staff_client, card, inputs='{"users": 1}', result='{"max_active_users": 9999}')
+    assert response.status_code == 302
+    card.refresh_from_db()
+    assert (card.inputs, card.result) == stored
