@@ -109,8 +109,13 @@ class DigestWire:
 
     @classmethod
     def for_connection(cls, connection: BaseEmailBackend) -> DigestWire | None:
-        # Django IDNA-encodes a non-ASCII From domain; that sender keeps the Django email.
-        if type(connection) is not SMTPBackend or not settings.DEFAULT_FROM_EMAIL.isascii():
+        # Django IDNA-encodes a non-ASCII From domain, and a fail_silently backend swallows
+        # SMTP errors: those keep the Django email.
+        if (
+            type(connection) is not SMTPBackend
+            or connection.fail_silently
+            or not settings.DEFAULT_FROM_EMAIL.isascii()
+        ):
             return None
         return cls(connection)
 
