@@ -18,6 +18,7 @@ from accounts.models import User
 from courses.models import Course, Enrollment, Lesson, Module
 from quizzes.models import Choice, QuizItem, RecallSchedule
 from quizzes.selectors.prepared import PreparedQuery
+from quizzes.selectors.scheduling import SchedulingRow, scheduling_columns
 
 LEARN_AHEAD = timedelta(minutes=20)
 LEARNING_STATES = (RecallSchedule.State.LEARNING, RecallSchedule.State.RELEARNING)
@@ -166,10 +167,18 @@ def _new_item_queryset(*, learner_id: int, item_id: int) -> QuerySet[Any]:
 
 
 def _locked_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
-    # Lock only the schedule row, not the joined item, lesson, module and course rows.
-    return _schedule_card_queryset(
-        learner_id=learner_id, schedule_id=schedule_id
-    ).select_for_update(of=("self",))
+    # Lock only the schedule row, not the joined item, lesson, module and course rows; read
+    # what schedules the grade in the same statement.
+    scheduling = scheduling_columns(
+        course_id=OuterRef("item__lesson__module__course_id"), learner_id=OuterRef("learner_id")
+    )
+    return (
+        RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id)
+        .values_list(
+            *[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"), *scheduling
+        )
+        .select_for_update(of=("self",))
+    )
 
 
 _DUE_CARD = PreparedQuery(_due_card_queryset)
@@ -214,15 +223,17 @@ def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> 
     return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
 
 
-def schedule_for_update(*, learner: User, schedule_id: int) -> RecallSchedule:
+def schedule_for_grade(*, learner: User, schedule_id: int) -> tuple[RecallSchedule, SchedulingRow]:
     """The learner's schedule with its item, lesson, module and course, its row locked until the
-    caller's transaction ends (one prepared statement; raises RecallSchedule.DoesNotExist)."""
+    caller's transaction ends, and what schedules its course for them (`scheduling_row`): one
+    prepared statement; raises RecallSchedule.DoesNotExist."""
     rows = _LOCKED_SCHEDULE.rows(learner_id=learner.pk, schedule_id=schedule_id)
     if not rows:
         raise RecallSchedule.DoesNotExist("no such schedule of this learner")
-    schedule = _schedule_card(rows[0]).schedule
+    schedule = _schedule_card(rows[0][:-3]).schedule
     assert schedule is not None
-    return schedule
+    parameters_id, weights, own = rows[0][-3:]
+    return schedule, (parameters_id, weights, own)
 
 
 def due_card_for(

@@ -21,13 +21,21 @@ def _active(course_id: Any, scope: Q) -> QuerySet[FsrsParameters]:
     )
 
 
-def _learner_queryset(*, course_id: int, learner_id: int) -> QuerySet[Any]:
+def scheduling_columns(*, course_id: Any, learner_id: Any) -> tuple[Subquery, Subquery, Subquery]:
+    """The set in force (id, weights) and the learner's own retention, as three subqueries a
+    query can select beside its own columns (`course_id` and `learner_id` may be OuterRefs)."""
     active = _active(course_id, Q(learner_id=learner_id) | Q(learner__isnull=True))
     own = RetentionPreference.objects.filter(learner_id=learner_id, course_id=course_id)
-    return Course.objects.filter(pk=course_id).values_list(
+    return (
         Subquery(active.values("pk")[:1]),
         Subquery(active.values("weights")[:1]),
         Subquery(own.values("desired_retention")[:1]),
+    )
+
+
+def _learner_queryset(*, course_id: int, learner_id: int) -> QuerySet[Any]:
+    return Course.objects.filter(pk=course_id).values_list(
+        *scheduling_columns(course_id=course_id, learner_id=learner_id)
     )
 
 
@@ -42,9 +50,10 @@ _LEARNER = PreparedQuery(_learner_queryset)
 _POOLED = PreparedQuery(_pooled_queryset)
 
 
-def scheduling_row(
-    *, course_id: int, learner_id: int | None
-) -> tuple[int | None, list[float] | None, float | None]:
+SchedulingRow = tuple[int | None, list[float] | None, float | None]
+
+
+def scheduling_row(*, course_id: int, learner_id: int | None) -> SchedulingRow:
     """The id and weights of the set in force (None, None: FSRS-6's defaults) and the learner's
     own retention (None: the course's). One query."""
     if learner_id is None:

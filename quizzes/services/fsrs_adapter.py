@@ -20,7 +20,7 @@ from core.ranges import MAXIMUM_INTERVAL_DAYS
 from core.steps import bounded_steps
 from courses.models import Course
 from quizzes.models import RecallSchedule
-from quizzes.selectors.scheduling import scheduling_row
+from quizzes.selectors.scheduling import SchedulingRow, scheduling_row
 
 RATINGS: tuple[fsrs.Rating, ...] = (
     fsrs.Rating.Again,
@@ -53,7 +53,14 @@ DEFAULT_WEIGHTS: tuple[float, ...] = tuple(DEFAULT_PARAMETERS)
 def scheduling_for(*, course: Course, learner_id: int | None) -> Scheduling:
     """Resolve personal parameters → the course's pooled ones → FSRS-6's defaults, and the
     learner's own retention (kept within the course's bounds) → the course's. One query."""
-    parameters_id, weights, own = scheduling_row(course_id=course.pk, learner_id=learner_id)
+    return scheduling_from(
+        course=course, row=scheduling_row(course_id=course.pk, learner_id=learner_id)
+    )
+
+
+def scheduling_from(*, course: Course, row: SchedulingRow) -> Scheduling:
+    """The Scheduling a `scheduling_row` describes (read alone or beside a schedule)."""
+    parameters_id, weights, own = row
     return Scheduling(
         weights=tuple(float(w) for w in weights) if weights is not None else DEFAULT_WEIGHTS,
         parameters_id=parameters_id,

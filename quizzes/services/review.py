@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from accounts.local_day import day_bounds_at
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
-from quizzes.selectors.cards import schedule_for_update
+from quizzes.selectors.cards import schedule_for_grade
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.services import fsrs_adapter
 from quizzes.services.rows import row_insert, row_update
@@ -70,10 +70,13 @@ def _grade_locked(
     now: datetime,
     duration_ms: int | None,
     source: str,
+    scheduling: fsrs_adapter.Scheduling | None = None,
 ) -> ReviewLog:
-    """Advance a schedule the caller has locked; write the log; rotate the token."""
+    """Advance a schedule the caller has locked (with `scheduling` when it was read beside the
+    schedule); write the log; rotate the token."""
     course = schedule.item.lesson.module.course
-    scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
+    if scheduling is None:
+        scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
     seed = fsrs_adapter.fuzz_seed(
         learner_id=schedule.learner_id, item_id=schedule.item_id, reps=schedule.reps
     )
@@ -147,7 +150,12 @@ class Grade(TypedDict):
 
 
 def _grade_locked_with(
-    schedule: RecallSchedule, token: uuid.UUID, grade: Grade, *, default_source: str
+    schedule: RecallSchedule,
+    token: uuid.UUID,
+    grade: Grade,
+    *,
+    default_source: str,
+    scheduling: fsrs_adapter.Scheduling | None = None,
 ) -> ReviewLog:
     return _grade_locked(
         schedule=schedule,
@@ -156,6 +164,7 @@ def _grade_locked_with(
         now=grade["now"],
         duration_ms=grade.get("duration_ms"),
         source=grade.get("source", default_source),
+        scheduling=scheduling,
     )
 
 
@@ -169,10 +178,14 @@ def review_grade(*, learner: User, schedule_id: int, **grade: Unpack[Grade]) -> 
     token = uuid.UUID(str(grade["card_token"]))
     _validate_rating(grade["rating"])
     with transaction.atomic():
-        schedule = schedule_for_update(learner=learner, schedule_id=schedule_id)
+        schedule, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
         if schedule.card_token != token:
             return _replay_or_stale(schedule, token)
-        return _grade_locked_with(schedule, token, grade, default_source=ReviewLog.Source.REVIEW)
+        course = schedule.item.lesson.module.course
+        scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
+        return _grade_locked_with(
+            schedule, token, grade, default_source=ReviewLog.Source.REVIEW, scheduling=scheduling
+        )
 
 
 @dataclass(frozen=True)
