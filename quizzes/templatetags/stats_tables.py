@@ -5,12 +5,13 @@ the page's rendering; these write the same markup with the same filters and esca
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from html import escape
 
 from django import template
-from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
+from django.utils.dates import MONTHS_3
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
@@ -48,16 +49,27 @@ def strength_rows(modules: Iterable[ModuleStrength]) -> SafeString:
     )
 
 
+# An id no item has: the history URL is reversed once per list and each item's id put in its
+# place (the int converter writes an id as str(id), so this is what reverse() gives for it).
+_SENTINEL = 987_654_321_012
+
+
+def _day_month(moment: datetime) -> str:
+    """The `date:"j M"` filter of an aware moment, in the current time zone."""
+    local = localtime(moment)
+    return f"{local.day} {MONTHS_3[local.month].title()}"
+
+
 @register.simple_tag
 def recent_items(entries: Iterable[ReviewedItem]) -> SafeString:
     """One list item per recently reviewed item: its history link, its prompt cut to 14 words
     and the day of its last review (in the learner's zone)."""
+    before, after = reverse("quizzes:item_history", args=[_SENTINEL]).split(str(_SENTINEL))
     return mark_safe(
         "".join(
-            f'<li><a href="{escape(reverse("quizzes:item_history", args=[e.item_id]))}">'
+            f'<li><a href="{escape(f"{before}{int(e.item_id)}{after}")}">'
             f"{escape(Truncator(e.prompt).words(14, truncate=' …'))}</a> "
-            f'<span class="help">{escape(date_filter(localtime(e.last_reviewed_at), "j M"))}'
-            "</span></li>\n"
+            f'<span class="help">{escape(_day_month(e.last_reviewed_at))}</span></li>\n'
             for e in entries
         )
     )
