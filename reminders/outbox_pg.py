@@ -98,10 +98,11 @@ def claim(
     try:
         with connection.wrap_database_errors, connection.cursor() as cursor:
             if meanwhile is not None and psycopg.Pipeline.is_supported():
+                # Leaving the block syncs and reads the result: one round trip.
                 with connection.connection.pipeline():
                     cursor.execute(sql, all_params)
                     meanwhile()
-                    row = cursor.fetchone()
+                row = cursor.fetchone()
             else:
                 cursor.execute(sql, all_params)
                 row = cursor.fetchone()
