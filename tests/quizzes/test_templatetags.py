@@ -115,3 +115,23 @@ def test_grade_buttons_match_the_template_loop_they_replace():
         old = engine.from_string(_OLD_BUTTONS).render(Context(context))
         new = engine.from_string("{% load review_card %}{% grade_buttons previews shortcuts %}")
         assert _normalised(new.render(Context(context))) == _normalised(old)
+
+
+def test_fixed_url_is_what_the_url_tag_gives_and_follows_the_script_prefix():
+    """Each argument-less URL of the review panel, as {% url %} writes it, under the site's root
+    and under a script prefix (a site served below a path)."""
+    from django.template import Context, engines
+    from django.urls import get_script_prefix, set_script_prefix
+
+    engine = engines["django"].engine
+    names = ["preferences", "quizzes:grade", "quizzes:session", "quizzes:stats", "quizzes:undo"]
+    before = get_script_prefix()
+    try:
+        for prefix in ("/", "/recall/", "/"):
+            set_script_prefix(prefix)
+            for name in names:
+                old = engine.from_string("{% url '" + name + "' %}").render(Context())
+                new = engine.from_string("{% load review_card %}{% fixed_url '" + name + "' %}")
+                assert new.render(Context()) == old and old.startswith(prefix)
+    finally:
+        set_script_prefix(before)
