@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from django.utils.formats import localize
+from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
 # A narrow drawing (user units ≈ CSS pixels on a phone) so the 13-unit labels stay readable at
@@ -85,6 +87,39 @@ class BarChart:
                 for bar in self.bars
             )
         )
+
+
+def figure_html(chart: BarChart, chart_id: str, empty_text: str) -> SafeString:
+    """The chart as _bar_chart.html lays it out: the SVG figure with its caption, then the
+    figures table. Texts escaped and numbers localized as the template's variables were."""
+    cid, title = conditional_escape(chart_id), conditional_escape(chart.title)
+    width, height = localize(chart.width), localize(chart.height)
+    left, base = localize(chart.plot_left), localize(chart.baseline_y)
+    label_x = localize(chart.plot_left - 4)
+    empty = (
+        f" <strong>{conditional_escape(empty_text)}</strong>"
+        if not chart.has_data and empty_text
+        else ""
+    )
+    return mark_safe(
+        '<figure class="chart-figure">\n'
+        f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'role="img" aria-labelledby="{cid}-title" aria-describedby="{cid}-caption">\n'
+        f'<title id="{cid}-title">{title}</title>\n'
+        f'<line class="axis" x1="{left}" y1="{base}" x2="{width}" y2="{base}"></line>\n'
+        f'<text class="axis-label" x="{label_x}" y="14" text-anchor="end">'
+        f"{conditional_escape(chart.max_label)}</text>\n"
+        f'<text class="axis-label" x="{label_x}" y="{base}" text-anchor="end">0</text>\n'
+        f"{chart.bars_svg()}\n</svg>\n"
+        f'<figcaption id="{cid}-caption" class="help">{title}.{empty} The figures are in the '
+        "table below.</figcaption>\n</figure>\n"
+        f'<details class="chart-data" data-testid="{cid}-data">\n'
+        "<summary>The figures as a table</summary>\n"
+        f'<div class="table-wrap"><table aria-label="{title}">\n'
+        f'<thead><tr><th scope="col">{conditional_escape(chart.label_heading)}</th>'
+        f'<th scope="col">{conditional_escape(chart.value_heading)}</th></tr></thead>\n'
+        f"<tbody>\n{chart.rows_html()}\n</tbody>\n</table></div>\n</details>\n"
+    )
 
 
 def bar_chart(

@@ -89,3 +89,39 @@ def test_bars_and_rows_are_written_as_format_html_wrote_them():
             )
             assert str(chart.bars_svg()) == str(_old_bars_svg(chart))
             assert str(chart.rows_html()) == str(_old_rows_html(chart))
+
+
+def test_chart_figure_matches_the_template_it_replaces():
+    """_bar_chart.html's figure and table, written in Python, are the markup the template wrote
+    (whitespace between tags aside): with and without data, with and without an empty text,
+    with texts that need escaping and one already safe."""
+    import re
+    from pathlib import Path
+
+    from django.template import Context, engines
+    from django.utils.safestring import mark_safe
+
+    old_template = Path(__file__).with_name("bar_chart_template.html").read_text()
+    engine = engines["django"].engine
+
+    def normalised(html: str) -> str:
+        return re.sub(r">\s+<", "><", html).strip()
+
+    charts = [
+        bar_chart(values=[3.0, None, 1.0], labels=["<b>Mon</b>", "Tue", "Wed"], title="R&D <x>"),
+        bar_chart(values=[None, 0.0], labels=["a", "b"], title="Empty", label_heading='"L"'),
+        bar_chart(
+            values=[50.0, 75.5],
+            labels=["x", "y"],
+            title="Rate",
+            max_value=100,
+            value_format="{:.0f}%",
+            value_heading="Pass <rate>",
+        ),
+    ]
+    for chart in charts:
+        for empty_text in ("", "Nothing <yet> & more", mark_safe("<em>safe</em>")):
+            context = {"chart": chart, "chart_id": "c-1", "empty_text": empty_text}
+            old = engine.from_string(old_template).render(Context(context))
+            new = engine.from_string("{% include 'quizzes/_bar_chart.html' %}")
+            assert normalised(new.render(Context(context))) == normalised(old)
