@@ -159,7 +159,7 @@ MEASUREMENTS = (
     ),
     Measurement(
         "Llama-3.1-70B w8a8, H100, util 0.98 (V1, 0.7.0)",
-        "github.com/vllm-project/vllm/pull/12569 (VLLM_USE_V1=1, v0.7.0; 67.72 GiB weights, 1,381 blocks, 10.79x at 2,048). Miss: 3.18 GiB besides weights and KV against 1.93 modelled; the 0.7 V1 profiler's own breakdown was not logged",
+        "github.com/vllm-project/vllm/pull/12569 (VLLM_USE_V1=1, v0.7.0; 67.72 GiB weights, 1,381 blocks, 10.79x at 2,048; 3.18 GiB besides weights and KV). Run as vllm serve: v0.7.0's arg_utils.py gives an H100 8,192 batched tokens there (16,384 for the LLM class), and its gpu_model_runner.py profile_run takes the 16-bit logits of all 8,192 tokens with no sampler run: 8,192 x (128,256 + 8,192) x 2 B = 2.08 GiB, plus 0.74 GiB non-torch",
         "h100-sxm",
         LLAMA_70B,
         "int8",
@@ -168,11 +168,11 @@ MEASUREMENTS = (
         2048,
         1381 * 16 * 327_680 / GIB,
         tokens=1381 * 16,
-        engine="vllm-v1-0.8",
+        engine="vllm-v1-0.7",
     ),
     Measurement(
         "Llama-3.1-8B, L40S (V1, April 2025)",
-        "github.com/vllm-project/vllm/pull/17122 (158,656 tokens, 4.84x at 32,768). Miss: 5.75 GiB besides weights and KV against 1.93 modelled; the log gives no breakdown and the PR's launch flags are not in the excerpt (1,024 sequences, the later H100 default, would account for 5.51 GiB of it: 4.77 + 0.74)",
+        "github.com/vllm-project/vllm/pull/17122 (158,656 tokens, 4.84x at 32,768). Miss: 5.75 GiB besides weights and KV against 1.93 modelled. vLLM's defaults at the v0.8.4 and v0.8.5 tags (arg_utils.py _set_default_args_v1) give an L40S 256 sequences in either usage context (2,048 tokens for vllm serve, 8,192 for the LLM class, whose forward, 0.84 GiB, stays below the 256-row sampler's 1.19 GiB), so no default explains it; 1,024 sequences (the H100 default, or --max-num-seqs 1024) would give 4.77 + 0.74 = 5.51 GiB. The PR's launch flags and version were not found; not fitted",
         "l40s",
         LLAMA_8B,
         "bf16",
@@ -198,7 +198,7 @@ MEASUREMENTS = (
     ),
     Measurement(
         "Llama-2-70B, 4x A100 80GB (vLLM 0.2, 2023)",
-        "github.com/vllm-project/vllm/pull/2031 (20,865 GPU blocks). Miss: the PR moved the profile to total − free after the run, NCCL buffers and the allocator's cache included; by its own figures (31,615 -> 20,865 blocks) that took 13.1 GiB per GPU at TP 4 (98 blocks, 0.77 GiB, at TP 1). No later generation behaves so; not modelled",
+        "github.com/vllm-project/vllm/pull/2031 (20,865 GPU blocks). Miss: the PR moved the profile to total − free after the run, NCCL buffers and the allocator's cache included; by its own figures (31,615 -> 20,865 blocks) that took 13.1 GiB per GPU at TP 4 (98 blocks, 0.77 GiB, at TP 1). The v0.2.5 worker could not be read for this bench (no 0.2 release on the package index reached, the repository snapshot too large to fetch), so its batch and attention buffers are unexplained; not modelled, not fitted",
         "a100-80gb",
         LLAMA_2_70B,
         "bf16",

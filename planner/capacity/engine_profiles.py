@@ -13,11 +13,20 @@ logit row per request. What sizes that batch, and what else is subtracted, diffe
 - "vllm-v1-0.9" (V1, 0.9-0.20): 8,192 batched tokens on those large GPUs, else the same; torch
   peak plus non-torch memory measured from a snapshot taken after start-up (so the CUDA context
   is not counted); no CUDA-graph term.
-- "vllm-v1-0.8" (V1, 0.7-0.8): 2,048 batched tokens (`vllm serve`) and 256 sequences on every GPU
-  (`_set_default_args_v1` of that time, as vllm-mindspore's copy of arg_utils.py still has it);
-  non-torch memory was total device use minus PyTorch's allocations after the run (the V1
-  gpu_worker of that time, as vllm-ascend's worker_v1.py still has it), so the CUDA context
-  counts as non-torch.
+- "vllm-v1-0.8" (V1, 0.8.0-0.8.5, `vllm serve`): 8,192 batched tokens and 1,024 sequences on an
+  H100 or H200, else 2,048 and 256 (vllm/engine/arg_utils.py `_set_default_args_v1`, read at the
+  v0.8.0 and v0.8.4 tags: a GPU name containing "h100" or "h200"; v0.8.5 asks >= 70 GiB instead,
+  which adds an A100 80GB); a sampler run on `max_num_seqs` logit rows
+  (vllm/v1/worker/gpu_model_runner.py `_dummy_sampler_run`, v0.8.0-v0.8.5). Non-torch memory is
+  total device use minus PyTorch's allocations after the run (vllm/v1/worker/gpu_worker.py
+  `determine_available_memory`, v0.7.0-v0.8.5), so the CUDA context counts as non-torch.
+- "vllm-v1-0.7" (V1, 0.7.0-0.7.2, `vllm serve`): the same batch on an H100/H200 by name, 2,048
+  tokens elsewhere, and 1,024 sequences on every GPU (arg_utils.py `__post_init__`: "256 if not
+  VLLM_USE_V1 else 1024", v0.7.0). No sampler run ("TODO(woosuk): Consider the memory usage of
+  the sampler"): the profile computes the logits of every batched token instead
+  (`compute_logits(hidden_states)`, then `logits[:max_num_tokens]`, v0.7.0-v0.7.2), 16-bit, while
+  the hidden states are alive: tokens x (vocabulary + hidden) x 2 bytes. (v0.7.3 keeps only one
+  logit row per request; not modelled.) Non-torch memory as 0.8.
 - "vllm-v0" (V0, 0.6.4-0.10): no chunked prefill up to 32K tokens, so max_num_batched_tokens =
   max(max_model_len, 2,048); above 32K the API server turns chunked prefill on at 512 tokens (V0
   SchedulerConfig); 256 sequences. (vLLM up to 0.6.3 took total - free after the run instead, the
@@ -73,12 +82,14 @@ V0_CHUNKED_ABOVE: Final = 32768  # V0 turns chunked prefill on for longer contex
 class EngineProfile:
     id: str
     name: str
-    # "v1" / "v1-0.9" (by GPU size: 16,384 / 8,192 tokens), "v1-uniform" (2,048 x 256), "v0"
+    # "v1" / "v1-0.9" (by GPU size: 16,384 / 8,192 tokens), "v1-0.8" / "v1-0.7" (by GPU name), "v0"
     batch_rule: str
     logit_bytes: int  # bytes per logit alive at the sampler's peak
     non_torch_gib: Fraction  # per GPU at tensor parallelism 1
     non_torch_tp_gib: Fraction  # per GPU at tensor parallelism 2 and above
     cuda_graph_gib: Fraction  # the CUDA-graph pool subtracted before the KV cache (0: not counted)
+    # True: the profile's logits cover every batched token, with no sampler run (vLLM 0.7.0-0.7.2)
+    logits_per_token: bool = False
 
 
 V1_NON_TORCH: Final = (Fraction("0.13"), Fraction("0.55"))
@@ -109,12 +120,22 @@ ENGINE_PROFILES: Final[dict[str, EngineProfile]] = {
         ),
         EngineProfile(
             id="vllm-v1-0.8",
-            name="vLLM 0.7-0.8 (V1)",
-            batch_rule="v1-uniform",
+            name="vLLM 0.8 (V1)",
+            batch_rule="v1-0.8",
             logit_bytes=39,
             non_torch_gib=V1_NON_TORCH[0] + CUDA_CONTEXT_GIB,
             non_torch_tp_gib=V1_NON_TORCH[1] + CUDA_CONTEXT_GIB,
             cuda_graph_gib=Fraction(0),
+        ),
+        EngineProfile(
+            id="vllm-v1-0.7",
+            name="vLLM 0.7.0-0.7.2 (V1)",
+            batch_rule="v1-0.7",
+            logit_bytes=ACTIVATION_BYTES,
+            non_torch_gib=V1_NON_TORCH[0] + CUDA_CONTEXT_GIB,
+            non_torch_tp_gib=V1_NON_TORCH[1] + CUDA_CONTEXT_GIB,
+            cuda_graph_gib=Fraction(0),
+            logits_per_token=True,
         ),
         EngineProfile(
             id="vllm-v0",
@@ -154,8 +175,11 @@ def profile_batch(
         if max_model_len > V0_CHUNKED_ABOVE:
             return ProfileBatch(512, 256)
         return ProfileBatch(max(max_model_len, 2048), 256)
-    if profile.batch_rule == "v1-uniform":
-        return ProfileBatch(2048, 256)
+    if profile.batch_rule in ("v1-0.8", "v1-0.7"):
+        # arg_utils.py of 0.7.0-0.8.4 matches the device name; catalogue ids name the GPU.
+        by_name = accelerator_id.startswith(("h100", "h200"))
+        sequences = 1024 if by_name or profile.batch_rule == "v1-0.7" else 256
+        return ProfileBatch(8192 if by_name else 2048, sequences)
     large = usable >= LARGE_GPU_GIB * BYTES_PER_GIB and not accelerator_id.startswith("a100")
     if not large:
         return ProfileBatch(2048, 256)
@@ -178,8 +202,14 @@ def dense_forward_peak(batch: ProfileBatch, spec: ModelSpec, tensor_parallel: in
     return batch.tokens * per_token * ACTIVATION_BYTES
 
 
-def sampler_peak(profile: EngineProfile, batch: ProfileBatch, vocab: int | None) -> Fraction:
-    """sequences x vocabulary x bytes per logit (the full vocabulary on every TP rank)."""
+def sampler_peak(
+    profile: EngineProfile, batch: ProfileBatch, vocab: int | None, hidden: int | None = None
+) -> Fraction:
+    """sequences x vocabulary x bytes per logit (the full vocabulary on every TP rank); for an
+    engine that takes the logits of every batched token instead (vLLM 0.7.0-0.7.2),
+    tokens x (vocabulary + hidden) x 2 bytes: the 16-bit logits beside the hidden states."""
+    if profile.logits_per_token:
+        return Fraction(batch.tokens * ((vocab or 0) + (hidden or 0)) * profile.logit_bytes)
     return Fraction(batch.sequences * (vocab or 0) * profile.logit_bytes)
 
 

@@ -99,7 +99,8 @@ def activation_peak(run: EngineRun, usable: Fraction) -> Fraction:
     else:
         forward = FORWARD_PEAK_GIB.get(family, FORWARD_PEAK_GIB["dense"]) * BYTES_PER_GIB
     vocab = spec.vocab_size if spec is not None else None
-    return max(forward, sampler_peak(run.profile, batch, vocab))
+    hidden = spec.hidden_size if spec is not None else None
+    return max(forward, sampler_peak(run.profile, batch, vocab, hidden))
 
 
 def engine_overhead(*, usable: Fraction, utilization: Fraction, run: EngineRun) -> EngineOverhead:

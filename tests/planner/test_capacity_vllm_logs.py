@@ -41,14 +41,22 @@ QWEN3_06B = ModelSpec(
 LLMD = "llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md"
 
 
-def pool_gib(gpu: Accelerator, model: ModelSpec, context: int, engine: str, tp: int = 1) -> float:
+def pool_gib(
+    gpu: Accelerator,
+    model: ModelSpec,
+    context: int,
+    engine: str,
+    tp: int = 1,
+    precision: str = "bf16",
+    utilization: float = 0.9,
+) -> float:
     est = estimate_serving(
         ServingInputs(
             accelerator=gpu,
             model=model,
-            weight_precision="bf16",
+            weight_precision=precision,
             kv_precision="bf16",
-            gpu_memory_utilization=0.9,
+            gpu_memory_utilization=utilization,
             context_tokens=context,
             tensor_parallel=tp,
             engine_profile=engine,
@@ -91,3 +99,18 @@ def test_pool_matches_a_published_vllm_log(
 ) -> None:
     engine_gib = pool_gib(gpu, model, context, engine)
     assert abs(engine_gib - measured_gib) <= max(0.05 * measured_gib, 1.0), (source, engine_gib)
+
+
+def test_pool_matches_vllm_0_7_0s_log_of_llama_70b_w8a8() -> None:
+    """vllm pull 12569 (V1, v0.7.0, gpu_memory_utilization 0.98): 1,381 blocks x 16 tokens x
+    327,680 B. The 0.7.0 profile's logits over all 8,192 batched tokens explain its overhead."""
+    measured = 1381 * 16 * 327_680 / GIB
+    engine_gib = pool_gib(
+        CAT.accelerator("h100-sxm"),
+        CAT.model("llama-3.1-70b"),
+        2048,
+        "vllm-v1-0.7",
+        precision="int8",
+        utilization=0.98,
+    )
+    assert abs(engine_gib - measured) <= max(0.05 * measured, 1.0), engine_gib
