@@ -96,6 +96,30 @@ QWEN3_06B = ModelSpec(
     tie_word_embeddings=True,
     source="https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json",
 )
+# Qwen2.5-14B's architecture; vllm issue 13061 served it on two RTX 4090s, whose budget it logs
+# as 23.08 GiB at utilization 0.98 (the logged parts sum to it), so 23.55 GiB total.
+R1_DISTILL_QWEN_14B = ModelSpec(
+    id="deepseek-r1-distill-qwen-14b",
+    name="DeepSeek R1 Distill Qwen 14B",
+    params_b=14.77,
+    layers=48,
+    hidden_size=5120,
+    attention_heads=40,
+    kv_heads=8,
+    head_dim=128,
+    intermediate_size=13824,
+    max_context_tokens=131072,
+    release_precision="bf16",
+    vocab_size=152064,
+    source="https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-14B/blob/main/config.json",
+)
+RTX_4090 = replace(
+    RTX_3090,
+    id="rtx-4090",
+    name="NVIDIA GeForce RTX 4090",
+    usable_memory_gib=23.55,
+    usable_memory_source="vllm issue 13061: 23.08 GiB budget at gpu_memory_utilization 0.98",
+)
 LLAMA_32_11B_VISION = ModelSpec(
     id="llama-3.2-11b-vision",
     name="Llama 3.2 11B Vision",
@@ -207,6 +231,18 @@ MEASUREMENTS = (
         4096,
         20865 * 16 * 81_920 / GIB,
         tokens=20865 * 16,
+        engine="vllm-v0",
+    ),
+    Measurement(
+        "DeepSeek-R1-Distill-Qwen-14B, 2x RTX 4090, util 0.98 (V0, Feb 2025)",
+        "github.com/vllm-project/vllm/issues/13061 (weights 13.9476 GB, non_torch 0.25 GiB, activation peak 0.19 GiB, KV cache 8.69 GiB per GPU, max_model_len 131,072). Miss: V0's non-torch memory at TP 2 is held at pull 10511's H100 figure, 3.58 GiB; these PCIe cards logged 0.25. One TP-2 figure does not fit both, and neither log says what the memory was (NCCL or custom all-reduce buffers are the likely difference, not verified)",
+        RTX_4090,
+        R1_DISTILL_QWEN_14B,
+        "bf16",
+        2,
+        0.98,
+        131072,
+        8.69,
         engine="vllm-v0",
     ),
     Measurement(

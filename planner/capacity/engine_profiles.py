@@ -57,7 +57,9 @@ Non-torch memory (CUDA context where counted, cuBLAS workspaces, NCCL buffers), 
 - V1 0.7-0.8: those plus the 0.61 GiB CUDA context (the same logs: "78.57/79.18 GiB free on
   startup").
 - V0: 0.16 GiB at TP 1 (vllm pull 12126, the V0 profiler of v0.7.0) and 3.58 GiB at TP 2 (vllm
-  pull 10511, whose own TP-1 figure, 1.79 GiB, came from an earlier measurement).
+  pull 10511, whose own TP-1 figure, 1.79 GiB, came from an earlier measurement). Two RTX 4090s
+  at TP 2 logged 0.25 GiB instead (vllm issue 13061): the TP-2 figure is one machine's, and the
+  bench keeps that log as a miss rather than fit a second constant.
 No log we found separates non-torch memory at TP 4 or 8, so larger TP is held at the TP-2 figure:
 an assumption. NCCL's buffers grow with the peers (NCCL_BUFFSIZE, 4 MiB per channel and peer),
 tens of MiB at TP 8; custom all-reduce maps its peers' buffers rather than allocating locally.
