@@ -98,6 +98,8 @@ def memory_bar(estimate: Estimate) -> StackedBar | None:
                 ("gradients", "Gradients", estimate.gradients_bytes),
                 ("optimizer", "Optimizer state", estimate.optimizer_state_bytes),
                 ("activations", "Activations", estimate.activations_bytes or 0),
+                # Coloured as the serving bar's non-torch part, which is mostly this context.
+                ("non-torch", "CUDA context", estimate.cuda_context_bytes),
             ],
             estimate.gpu_memory_bytes,
         )

@@ -16,11 +16,14 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from planner.calculator.fields import (
+    adam_bytes_field,
+    engine_profile_field,
     fraction_field,
     gb_field,
     int_field,
     picker_field,
     precision_field,
+    switch_field,
 )
 from planner.calculator.pickers import (
     PICK_GPU_HELP,
@@ -33,6 +36,7 @@ from planner.calculator.pickers import (
 from planner.calculator.runs import query_values
 from planner.capacity import CapacityInputError, default_catalogue
 from planner.capacity.training import LORA_TARGETS, METHODS
+from planner.capacity.training_activations import LOGIT_BYTES
 
 
 class CalculatorForm(forms.Form):
@@ -113,6 +117,7 @@ class ServingForm(CalculatorForm):
         "GPU memory utilization (0-1)",
         "The share of the GPU a serving engine may use (vLLM's default 0.9). Without an overhead.",
     )
+    engine_profile = engine_profile_field()
     tensor_parallel = int_field(
         "GPUs (tensor parallelism)",
         "GPUs of one kind the model is split over: weights and KV heads split N ways.",
@@ -190,22 +195,23 @@ class TrainingForm(CalculatorForm):
         coerce=lambda v: v == "true",
         empty_value=None,
     )
+    activation_offload = switch_field(
+        "Offload checkpoints to CPU RAM",
+        "With checkpointing: the layer inputs wait in CPU RAM (Unsloth's offloading).",
+    )
     hidden_size = int_field("Hidden size", "Overrides the model's hidden size.", maximum=1_000_000)
     layers = int_field("Layers", "Overrides the model's layer count.", maximum=10_000)
     vocab_size = int_field(
-        "Vocabulary size", "Sizes the logits (fp32, 4 bytes a token each).", maximum=10_000_000
+        "Vocabulary size",
+        f"Sizes the logits: {LOGIT_BYTES} bytes a token per vocabulary entry (transformers "
+        "upcasts the logits to fp32; four fp32 tensors are alive at the backward's peak).",
+        maximum=10_000_000,
     )
-    adam_bytes = forms.TypedChoiceField(
-        label="Adam bytes per parameter",
-        required=False,
-        choices=[
-            ("", "not given (16)"),
-            ("16", "16 (bf16 gradients)"),
-            ("18", "18 (fp32 gradients)"),
-        ],
-        coerce=int,
-        empty_value=None,
+    fused_loss = switch_field(
+        "Fused loss (no logits kept)",
+        "A loss kernel that never materialises the logits (Cut Cross-Entropy, Liger).",
     )
+    adam_bytes = adam_bytes_field()
     gpus = int_field("GPUs (data parallel)", maximum=100_000)
     zero_stage = forms.TypedChoiceField(
         label="ZeRO stage",

@@ -23,8 +23,8 @@ from django.utils.translation import get_language
 
 from accounts.http import HtmxHttpRequest
 from planner.calculator.charts import memory_bar
-from planner.calculator.forms import FORMS, CalculatorForm
-from planner.calculator.parsing import calculator_form_for, form_estimate
+from planner.calculator.forms import CalculatorForm
+from planner.calculator.parsing import calculator_form_for, form_estimate, uses_default_inputs
 from planner.calculator.pickers import PICKER_CLEARS, picker_defaults
 from planner.calculator.rendering import (
     figure_rows,
@@ -130,12 +130,6 @@ def calculator_parts(request: HtmxHttpRequest, kind: str, data: QueryDict) -> Ca
         share_query=context["share_query"],
         card_latency_ms=(context["result"] or {}).get("latency_target_ms"),
     )
-
-
-def uses_default_inputs(kind: str, data: QueryDict) -> bool:
-    """True when the query names none of the form's fields: calculator_form_for then binds the
-    default inputs, so the parts are the same for every visitor."""
-    return not any(name in data for name in FORMS[kind].base_fields)
 
 
 class ProcessMemo:

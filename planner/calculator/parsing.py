@@ -42,12 +42,17 @@ DEFAULT_INPUTS: dict[str, dict[str, str]] = {
 }
 
 
+def uses_default_inputs(kind: str, data: Any | None) -> bool:
+    """True when the data names none of the form's fields (an empty one counts as named): the form
+    is then bound to DEFAULT_INPUTS, so every visitor gets the same estimate."""
+    form_class = FORMS.get(kind, ServingForm)
+    return data is None or not any(name in data for name in form_class.base_fields)
+
+
 def calculator_form_for(kind: str, data: Any | None) -> CalculatorForm:
     """A bound form for `kind` from query/POST data; unknown kinds fall back to serving."""
     form_class = FORMS.get(kind, ServingForm)
-    if data is None or not any(name in data for name in form_class.base_fields):
-        data = DEFAULT_INPUTS[form_class.kind]
-    return form_class(data)
+    return form_class(DEFAULT_INPUTS[form_class.kind] if uses_default_inputs(kind, data) else data)
 
 
 def form_estimate(form: CalculatorForm) -> Estimate | None:

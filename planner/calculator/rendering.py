@@ -16,8 +16,10 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from core.forms import BoundedNumberField
+from planner.calculator.fields import SwitchField
 from planner.calculator.forms import CalculatorForm
 
+# One per planner.capacity.results.WarningCode (tests/planner/calculator/test_warning_titles.py).
 WARNING_TITLES: dict[str, Any] = {
     "weights_do_not_fit": _("The weights do not fit"),
     "no_room_for_serving": _("No room for one user"),
@@ -25,6 +27,7 @@ WARNING_TITLES: dict[str, Any] = {
     "memory_bound": _("Too slow: memory-bound"),
     "prefill_too_slow": _("First token too slow"),
     "context_exceeds_model": _("Context longer than the model's"),
+    "mla_latent_cache": _("Multi-head latent attention: a compressed KV cache"),
     "sliding_window_upper_bound": _("Sliding window: an upper bound"),
     "moe_all_experts_resident": _("Mixture of experts"),
     "multimodal_activations": _("Multimodal model"),
@@ -46,7 +49,7 @@ class FieldRow:
     name: str
     label: str
     help_text: str
-    kind: str  # "text" | "select"
+    kind: str  # "text" | "select" | "checkbox" (ticked: value "true")
     value: str
     placeholder: str
     inputmode: str
@@ -68,12 +71,16 @@ def form_rows(form: CalculatorForm) -> list[FieldRow]:
         inputmode = ""
         if isinstance(field, BoundedNumberField):
             inputmode = "numeric" if field.bound.integer else "decimal"
+        kind = "select" if select else "text"
+        if isinstance(field, SwitchField):
+            kind = "checkbox"
+            value = "true" if SwitchField.VALUES.get(value.strip().lower()) else ""
         rows.append(
             FieldRow(
                 name=name,
                 label=str(field.label or name),
                 help_text=str(field.help_text or ""),
-                kind="select" if select else "text",
+                kind=kind,
                 value=value,
                 placeholder=str(field.widget.attrs.get("placeholder", "")),
                 inputmode=inputmode,

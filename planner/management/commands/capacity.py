@@ -10,7 +10,9 @@ import json
 from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.forms import Field
 
+from planner.calculator.fields import SwitchField
 from planner.calculator.forms import FORMS, CalculatorForm
 from planner.calculator.parsing import form_estimate
 from planner.calculator.runs import Estimate
@@ -47,6 +49,7 @@ SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
         ("gradients_gb", "Gradients (GB)"),
         ("optimizer_state_gb", "Optimizer state (GB)"),
         ("activations_gb", "Activations (GB)"),
+        ("cuda_context_gb", "CUDA context (GB)"),
         ("total_gb", "Total (GB)"),
         ("fits", "Fits"),
         ("steps_per_s", "Steps per second"),
@@ -84,6 +87,30 @@ def one_line_usage_error(message: str) -> str:
     return message.removeprefix("argument ")
 
 
+def is_switch(field: Field) -> bool:
+    """An on/off input: a SwitchField, or a choice of true and false (checkpointing)."""
+    if isinstance(field, SwitchField):
+        return True
+    choices = getattr(field, "choices", None)
+    return choices is not None and {str(k) for k, _ in choices} == {"", "true", "false"}
+
+
+def add_switch(parser: CommandParser, name: str, help_text: str) -> None:
+    """`--name` (or `--name=true|false`, as a shared link writes it) and `--no-name`; any other
+    value reaches the form, which refuses it naming the option."""
+    option = option_name(name)
+    parser.add_argument(
+        option, dest=name, nargs="?", const="true", metavar="true|false", help=help_text
+    )
+    parser.add_argument(
+        "--no-" + option.removeprefix("--"),
+        dest=name,
+        action="store_const",
+        const="false",
+        help=f"not: {help_text}",
+    )
+
+
 class OneLineErrorParser(CommandParser):
     """Usage errors (unknown option, missing value) as one line naming the option, exit status 2."""
 
@@ -114,25 +141,12 @@ class Command(BaseCommand):
         for kind, form_class in FORMS.items():
             p = sub.add_parser(kind, help=f"{kind} estimate")
             for name, field in form_class.base_fields.items():
-                if name == "checkpointing":
-                    p.add_argument(
-                        "--checkpointing",
-                        dest="checkpointing",
-                        action="store_const",
-                        const="true",
-                        help="with activation checkpointing",
-                    )
-                    p.add_argument(
-                        "--no-checkpointing",
-                        dest="checkpointing",
-                        action="store_const",
-                        const="false",
-                        help="without activation checkpointing",
-                    )
-                    continue
                 help_text = str(field.label or name)
                 if field.help_text:
                     help_text += f". {field.help_text}"
+                if is_switch(field):
+                    add_switch(p, name, help_text)
+                    continue
                 p.add_argument(option_name(name), dest=name, metavar="VALUE", help=help_text)
             p.add_argument("--json", action="store_true", help="print the result as JSON")
 
