@@ -115,8 +115,8 @@ def page(browser, live_server, request):  # type: ignore[no-untyped-def]
         # request's afterRequest and then sendAbort as errors, which no user sees.
         if message.type != "error":
             return
-        if message.text == "htmx:sendAbort":
-            if console_errors and console_errors[-1] == "htmx:afterRequest":
+        if message.text.startswith("htmx:sendAbort"):
+            if console_errors and console_errors[-1].startswith("htmx:afterRequest"):
                 console_errors.pop()
             return
         console_errors.append(message.text)
