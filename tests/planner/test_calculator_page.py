@@ -21,7 +21,7 @@ def test_a_shared_link_keeps_the_picked_gpu_and_model_selected(client: Client) -
     html = client.get(
         "/planner/?estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&overhead_gb=3"
     ).content.decode()
-    assert html.count(" selected>") == 5  # GPU, model, and the two precisions and engine profile "not given"
+    assert html.count(" selected>") == 5  # GPU, model; 3 "not given" options
     assert '<option value="h100-sxm" selected>NVIDIA H100 SXM (80 GB)</option>' in html
     assert '<option value="llama-3.1-8b" selected>' in html
     assert '<option value="" selected>not given</option>' in html
