@@ -84,9 +84,20 @@ def _celery_eager(settings: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _fast_hashing_and_private_cache(settings) -> None:  # type: ignore[no-untyped-def]
+def _fast_hashing_and_private_cache(settings, request) -> Iterator[None]:  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # A location of its own per test: local-memory caches with one name share their data across
+    # tests, so login rate-limit counters (allauth's 30 logins a minute per IP) would carry over.
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"test-{request.node.nodeid}",
+        }
+    }
+    yield
+    from django.core.cache import cache
+
+    cache.clear()
 
 
 @pytest.fixture(scope="session")
