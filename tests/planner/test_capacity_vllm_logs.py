@@ -8,6 +8,8 @@ from dataclasses import replace
 
 import pytest
 
+# The published runs' devices and models: one definition, the bench's.
+from bench.vllm_accounting import H100_LLMD, LLAMA_8B, QWEN3_06B, RTX_3090
 from planner.capacity import (
     Accelerator,
     ModelSpec,
@@ -18,26 +20,6 @@ from planner.capacity import (
 
 CAT = default_catalogue()
 GIB = 2**30
-# vLLM's own totals: an RTX 3090 (vllm issue 10517), the llm-d H100 (79.18 GiB).
-RTX_3090 = replace(CAT.accelerator("a10g"), id="rtx-3090", usable_memory_gib=23.58, mig_profiles=())
-H100_LLMD = replace(CAT.accelerator("h100-sxm"), usable_memory_gib=79.18)
-LLAMA_8B = CAT.model("llama-3.1-8b")
-QWEN3_06B = ModelSpec(
-    id="qwen3-0.6b",
-    name="Qwen3 0.6B",
-    params_b=0.6,
-    layers=28,
-    hidden_size=1024,
-    attention_heads=16,
-    kv_heads=8,
-    head_dim=128,
-    intermediate_size=3072,
-    max_context_tokens=40960,
-    release_precision="bf16",
-    vocab_size=151936,
-    tie_word_embeddings=True,
-    source="https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json",
-)
 LLMD = "llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md"
 
 
