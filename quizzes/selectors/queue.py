@@ -11,20 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import (
-    Case,
-    Exists,
-    F,
-    Func,
-    IntegerField,
-    Min,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Value,
-    When,
-)
+from django.db.models import Count, F, Min, Q, QuerySet, Value
 
 from accounts.local_day import day_bounds_at
 from accounts.models import User
@@ -153,74 +140,98 @@ class DueQueue:
         return self.due_count + self.new_count
 
 
-def _count(queryset: QuerySet[Any], condition: Q | None = None) -> Subquery:
-    # COUNT over a CASE, not Count(filter=...): an aggregate would make the ORM add a GROUP BY,
-    # and a GROUP BY over no rows returns no row instead of a zero.
-    counted = Case(When(condition, then=Value(1))) if condition is not None else Value(1)
-    return Subquery(
-        queryset.order_by().annotate(n=Func(counted, function="COUNT")).values("n"),
-        output_field=IntegerField(),
+# The counts statement: four grouped reads (enrolments with their limits, the learner's
+# schedules, today's grades, the enrolled courses' items) glued by UNION ALL, each row tagged with
+# its part and padded to the same six columns. One pass over each table per request, where a
+# correlated subquery per count and course planned and ran six joins per enrolled course.
+_LIMITS, _SCHEDULES, _GRADES, _ITEMS = 0, 1, 2, 3
+
+
+def _grouped(queryset: QuerySet[Any], course: str, part: int, **counts: Any) -> QuerySet[Any]:
+    """`queryset` grouped by course: (course id, part, up to four counts, zeros after)."""
+    names = list(counts)
+    padding = {f"pad{n}": Value(0) for n in range(len(names), 4)}
+    return (
+        queryset.order_by()
+        .values(course_key=F(course))
+        .annotate(part=Value(part), **counts, **padding)
+        .values_list("course_key", "part", *names, *padding)
     )
 
 
 def _counts_queryset(
     *, learner_id: int, day_start: datetime, day_end: datetime, learn_ahead_until: datetime
 ) -> QuerySet[Any]:
-    """One row per course the learner is enrolled in: its limits, today's grades by kind, and
-    its due reviews, due learning steps and new items."""
+    """Rows of (course id, part, four values): each enrolled course's limits, the learner's due
+    reviews, due learning steps and answered items in each course, today's grades by kind, and
+    each enrolled course's items."""
     learner = User(pk=learner_id)
-    course = OuterRef("course_id")
-    # Lesson answers are learning, not the session's: they count against no limit.
-    today = ReviewLog.objects.filter(
-        learner=learner,
-        reviewed_at__gte=day_start,
-        undo__isnull=True,
-        item__lesson__module__course_id=course,
-    ).exclude(source=ReviewLog.Source.LESSON)
-    new = Q(state_before__reps=0)
-    review = Q(state_before__state=RecallSchedule.State.REVIEW) & ~new
-    schedules = RecallSchedule.objects.filter(
-        learner=learner, item__lesson__module__course_id=course, reps__gt=0, suspended=False
-    )
-    return (
-        Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER)
-        .order_by("course_id")
+    enrolled = Enrollment.objects.filter(user=learner, role=Enrollment.Role.LEARNER)
+    limits = (
+        enrolled.order_by()
         .annotate(
+            part=Value(_LIMITS),
             review_limit=F("course__daily_review_limit"),
             new_limit=F("course__daily_new_limit"),
-            reviews_today=_count(today, review),
-            new_today=_count(today, new),
-            learning_today=_count(today, ~new & ~review),
-            # A review card is due from the start of its due day in the learner's local day.
-            review_due=_count(schedules.filter(state=RecallSchedule.State.REVIEW, due__lt=day_end)),
-            learning_due=_count(
-                schedules.filter(state__in=LEARNING_STATES, due__lte=learn_ahead_until)
-            ),
-            new_available=_count(
-                QuizItem.objects.filter(lesson__module__course_id=course).filter(
-                    ~Exists(
-                        RecallSchedule.objects.filter(
-                            learner=learner, item=OuterRef("pk"), reps__gt=0
-                        )
-                    )
-                )
-            ),
+            pad2=Value(0),
+            pad3=Value(0),
         )
-        .values_list(
-            "course_id",
-            "review_limit",
-            "new_limit",
-            "reviews_today",
-            "new_today",
-            "learning_today",
-            "review_due",
-            "learning_due",
-            "new_available",
-        )
+        .values_list("course_id", "part", "review_limit", "new_limit", "pad2", "pad3")
     )
+    course = "item__lesson__module__course_id"
+    active = Q(suspended=False)
+    schedules = _grouped(
+        RecallSchedule.objects.filter(learner=learner, reps__gt=0),
+        course,
+        _SCHEDULES,
+        # A review card is due from the start of its due day in the learner's local day.
+        review_due=Count(
+            "pk", filter=active & Q(state=RecallSchedule.State.REVIEW, due__lt=day_end)
+        ),
+        learning_due=Count(
+            "pk", filter=active & Q(state__in=LEARNING_STATES, due__lte=learn_ahead_until)
+        ),
+        answered=Count("pk"),  # suspended or not, an answered item is not new
+    )
+    # Lesson answers are learning, not the session's: they count against no limit.
+    new = Q(state_before__reps=0)
+    review = Q(state_before__state=RecallSchedule.State.REVIEW) & ~new
+    grades = _grouped(
+        ReviewLog.objects.filter(
+            learner=learner, reviewed_at__gte=day_start, undo__isnull=True
+        ).exclude(source=ReviewLog.Source.LESSON),
+        course,
+        _GRADES,
+        reviews_today=Count("pk", filter=review),
+        new_today=Count("pk", filter=new),
+        learning_today=Count("pk", filter=~new & ~review),
+    )
+    items = _grouped(
+        QuizItem.objects.filter(lesson__module__course_id__in=enrolled.values("course_id")),
+        "lesson__module__course_id",
+        _ITEMS,
+        items=Count("pk"),
+    )
+    return limits.union(schedules, grades, items, all=True).order_by()
 
 
 _COUNTS = PreparedQuery(_counts_queryset)
+
+
+def _course_counts(rows: list[tuple[Any, ...]]) -> tuple[CourseCounts, ...]:
+    """The counts statement's rows gathered per enrolled course, in course order. A course's
+    new items are its items less those the learner has answered (one schedule per item)."""
+    parts: dict[tuple[int, int], tuple[int, ...]] = {(r[0], r[1]): tuple(r[2:]) for r in rows}
+    counts = []
+    for (course_id, part), (review_limit, new_limit, _, _) in sorted(parts.items()):
+        if part != _LIMITS:
+            continue
+        review_due, learning_due, answered, _ = parts.get((course_id, _SCHEDULES), (0, 0, 0, 0))
+        reviews, new, learning, _ = parts.get((course_id, _GRADES), (0, 0, 0, 0))
+        items = parts.get((course_id, _ITEMS), (0,))[0]
+        row = (review_limit, new_limit, reviews, new, learning, review_due, learning_due)
+        counts.append(CourseCounts(course_id, *row, items - answered))
+    return tuple(counts)
 
 
 def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
@@ -232,7 +243,7 @@ def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
         day_end=day_end,
         learn_ahead_until=now + LEARN_AHEAD,
     )
-    return QueueCounts(courses=tuple(CourseCounts(*row) for row in rows))
+    return QueueCounts(courses=_course_counts(rows))
 
 
 # A card is loaded as one row of plain values (one prepared statement, no select_related

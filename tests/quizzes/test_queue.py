@@ -304,8 +304,10 @@ def _counts_reference(*, learner, now):  # type: ignore[no-untyped-def]
         schedules = RecallSchedule.objects.filter(
             learner=learner, item__lesson__module__course_id=course_id, reps__gt=0
         )
-        review_due = sum(1 for s in schedules if s.state == 2 and s.due < day_end)
-        learning_due = sum(1 for s in schedules if s.state != 2 and s.due <= now + LEARN_AHEAD)
+        # A suspended leech is due never, and new never again.
+        active = [s for s in schedules if not s.suspended]
+        review_due = sum(1 for s in active if s.state == 2 and s.due < day_end)
+        learning_due = sum(1 for s in active if s.state != 2 and s.due <= now + LEARN_AHEAD)
         available = (
             QuizItem.objects.filter(lesson__module__course_id=course_id)
             .exclude(pk__in=scheduled)
@@ -322,7 +324,8 @@ def _counts_reference(*, learner, now):  # type: ignore[no-untyped-def]
 def test_one_statement_counts_match_a_plain_reference(seed, django_assert_num_queries):
     """On varied learners (several courses and limits, none, instructor enrolments, backlogs past
     the cap, cards in every state, today's grades from every source and state, undone grades,
-    other zones), the one statement gives exactly the counts of a course-by-course reference."""
+    other zones, suspended leeches), the one statement gives exactly the counts of a
+    course-by-course reference."""
     import random
 
     from courses.models import Enrollment
@@ -360,6 +363,7 @@ def test_one_statement_counts_match_a_plain_reference(seed, django_assert_num_qu
                     state=rng.choice(list(RecallSchedule.State)),
                     reps=rng.choice([0, 1, 1, 3]),
                     due=NOW + timedelta(minutes=rng.randint(-72 * 60, 48 * 60)),
+                    suspended=rng.random() < 0.15,
                 )
                 for _ in range(rng.randint(0, 3)):
                     reps = rng.choice([0, 0, 1, 4])
