@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Max, QuerySet
+from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
@@ -87,16 +87,19 @@ class ReviewedItems:
 
 
 def _reviewed_items_queryset(*, learner_id: int, limit: int) -> QuerySet[Any]:
+    # Grouped by schedule (one per item for its learner) and sorted before the prompt is read,
+    # so only the rows kept are joined to their item. A log's schedule is its learner's: the
+    # schedules are read through the (learner, item) index, the logs through (learner, time).
     return (
-        # A log's schedule is its learner's: saying so lets the join read only their schedules
-        # (the (learner, item) index) instead of scanning every learner's.
-        ReviewLog.objects.filter(learner_id=learner_id, schedule__learner_id=learner_id)
-        .values("item_id", "item__prompt", "schedule__lapses", "schedule__suspended")
-        .annotate(last=Max("reviewed_at"))
-        .order_by("-schedule__suspended", "-last", "item_id")
-        .values_list("item_id", "item__prompt", "last", "schedule__lapses", "schedule__suspended")[
-            :limit
-        ]
+        RecallSchedule.objects.filter(learner_id=learner_id, logs__learner_id=learner_id)
+        .annotate(
+            last=Max("logs__reviewed_at"),
+            prompt=Subquery(
+                QuizItem.objects.filter(pk=OuterRef("item_id")).order_by().values("prompt")
+            ),
+        )
+        .order_by("-suspended", "-last", "item_id")
+        .values_list("item_id", "prompt", "last", "lapses", "suspended")[:limit]
     )
 
 

@@ -8,7 +8,17 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from django.db.models import Case, Count, DateField, Q, QuerySet, Value, When
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    DateField,
+    ExpressionWrapper,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
 from accounts.local_day import local_date_expression
 from accounts.models import User
@@ -106,26 +116,27 @@ def history_start(learner: User, now: datetime, weeks: int) -> tuple[date, datet
 def _review_days_queryset(
     *, learner_id: int, since: datetime, time_zone: str, day_start_hour: int
 ) -> QuerySet[Any]:
-    """Per local review day: the mature reviews (first review of a card in Review state after
-    >= 21 days) and the reviews of cards in Review state since `since`, each with how many
-    passed."""
-    mature = Q(state_before__state=RecallSchedule.State.REVIEW, scheduled_days__gte=MATURE_DAYS)
-    recent = Q(state_before__state=RecallSchedule.State.REVIEW, reviewed_at__gte=since)
+    """Per local review day and whether the card was in Review state (read once per log as a
+    group key, not in each count): the mature reviews (interval >= 21 days) and the reviews
+    since `since`, each with how many passed."""
+    mature = Q(scheduled_days__gte=MATURE_DAYS)
+    recent = Q(reviewed_at__gte=since)
     passed = Q(rating__gt=ReviewLog.Rating.AGAIN)
     local = local_date_expression("reviewed_at", time_zone=time_zone, day_start_hour=day_start_hour)
+    in_review = Q(state_before__state=RecallSchedule.State.REVIEW)
     return (
         kept_logs()
         .filter(learner_id=learner_id)
-        .annotate(day=local)
+        .annotate(day=local, review=ExpressionWrapper(in_review, output_field=BooleanField()))
         .order_by()
-        .values("day")
+        .values("day", "review")
         .annotate(
             n=Count("id", filter=mature),
             passed=Count("id", filter=mature & passed),
             recent=Count("id", filter=recent),
             recent_passed=Count("id", filter=recent & passed),
         )
-        .values_list("day", "n", "passed", "recent", "recent_passed")
+        .values_list("day", "review", "n", "passed", "recent", "recent_passed")
     )
 
 
@@ -152,15 +163,20 @@ def review_days_for(*, learner: User, now: datetime, weeks: int = HISTORY_WEEKS)
         day_start_hour=learner.day_start_hour,
     )
     by_week: dict[date, tuple[int, int]] = {}
-    for day, _, _, recent, recent_passed in rows:
+    mature_reviews = mature_passed = 0
+    for day, review, mature, mature_ok, recent, recent_passed in rows:
+        if not review:  # a day with reviews, but of cards in other states (or state unknown)
+            continue
+        mature_reviews += mature
+        mature_passed += mature_ok
         if recent:
             monday = day - timedelta(days=day.weekday())
             n, passed = by_week.get(monday, (0, 0))
             by_week[monday] = (n + recent, passed + recent_passed)
     return ReviewDays(
         days={row[0] for row in rows},
-        mature_reviews=sum(row[1] for row in rows),
-        mature_passed=sum(row[2] for row in rows),
+        mature_reviews=mature_reviews,
+        mature_passed=mature_passed,
         history=week_rates(first, weeks, by_week),
     )
 

@@ -18,6 +18,7 @@ from django.db.models import (
     Expression,
     ExpressionWrapper,
     F,
+    FilteredRelation,
     FloatField,
     Func,
     Q,
@@ -29,7 +30,6 @@ from django.db.models.functions import Greatest, Power
 
 from accounts.models import User
 from courses.models import Course, Enrollment, Module
-from quizzes.models import RecallSchedule
 from quizzes.selectors.prepared import PreparedQuery
 from quizzes.services import fsrs_adapter
 
@@ -42,12 +42,15 @@ class ModuleStrength:
     mean_recall: float | None  # mean probability of recall now, over scheduled items
 
 
-def _recall_now(*, now: datetime, schedulers: dict[int, fsrs.Scheduler]) -> Expression:
+def _recall_now(
+    *, now: datetime, schedulers: dict[int, fsrs.Scheduler], schedule: str = ""
+) -> Expression:
     """SQL for fsrs's retrievability of a schedule at `now` (Scheduler.get_card_retrievability):
     (1 + factor × elapsed whole days / stability) ^ decay, and 0 for a card never reviewed.
 
     decay = −w20 and factor = 0.9^(1/decay) − 1 from each course's parameters (FSRS-6), chosen by
-    the schedule's course when courses differ.
+    the schedule's course when courses differ. `schedule` is the path to the schedule's fields
+    ("" on a schedule queryset, "mine__" through a relation named `mine`).
     """
     curves = {
         course_id: (-scheduler.parameters[20], 0.9 ** (1 / -scheduler.parameters[20]) - 1)
@@ -60,7 +63,10 @@ def _recall_now(*, now: datetime, schedulers: dict[int, fsrs.Scheduler]) -> Expr
             return Value(values.pop() if values else 0.0, output_field=FloatField())
         return Case(
             *(
-                When(item__lesson__module__course_id=course_id, then=Value(curve[index]))
+                When(
+                    Q(**{f"{schedule}item__lesson__module__course_id": course_id}),
+                    then=Value(curve[index]),
+                )
                 for course_id, curve in curves.items()
             ),
             output_field=FloatField(),
@@ -69,15 +75,20 @@ def _recall_now(*, now: datetime, schedulers: dict[int, fsrs.Scheduler]) -> Expr
     elapsed = Greatest(
         _WholeDays(
             ExpressionWrapper(
-                Value(now, output_field=DateTimeField()) - F("last_review"),
+                Value(now, output_field=DateTimeField()) - F(f"{schedule}last_review"),
                 output_field=DurationField(),
             )
         ),
         Value(0.0),
     )
+    never = Q(**{f"{schedule}last_review__isnull": True}) | Q(
+        **{f"{schedule}stability__isnull": True}
+    )
     return Case(
-        When(Q(last_review__isnull=True) | Q(stability__isnull=True), then=Value(0.0)),
-        default=Power(Value(1.0) + by_course(1) * elapsed / F("stability"), by_course(0)),
+        When(never, then=Value(0.0)),
+        default=Power(
+            Value(1.0) + by_course(1) * elapsed / F(f"{schedule}stability"), by_course(0)
+        ),
         output_field=FloatField(),
     )
 
@@ -98,30 +109,37 @@ class _WholeDays(Func):
         return self.as_sql(compiler, connection, template="(%(expressions)s / 86400000000)")
 
 
-def _modules_queryset(*, learner_id: int) -> QuerySet[Any]:
+def _modules_queryset(*, learner_id: int, now: datetime) -> QuerySet[Any]:
+    """Per module of the learner's courses, in the page's order: its fields, its course's, its
+    items, the learner's schedules of them and their mean recall now. The schedules join only
+    the learner's (a filtered relation: one row per item at most, so the items count stays)."""
     course_ids = Enrollment.objects.filter(user_id=learner_id).values("course_id")
     return (
         Module.objects.filter(course_id__in=course_ids)
-        .annotate(items=Count("lessons__quiz_items"))
+        .annotate(
+            mine=FilteredRelation(
+                "lessons__quiz_items__recall_schedules",
+                condition=Q(lessons__quiz_items__recall_schedules__learner_id=learner_id),
+            )
+        )
+        .annotate(
+            items=Count("lessons__quiz_items"),
+            n=Count("mine__id"),
+            mean=Avg(
+                _recall_now(now=now, schedulers=_DEFAULT_CURVE, schedule="mine__"),
+                filter=Q(mine__id__isnull=False),
+            ),
+        )
         .order_by("course__title", "position")
-        .values_list(*_MODULE_FIELDS, *(f"course__{f}" for f in _COURSE_FIELDS), "items")
-    )
-
-
-def _strength_queryset(*, learner_id: int, modules: list[int], now: datetime) -> QuerySet[Any]:
-    return (
-        RecallSchedule.objects.filter(learner_id=learner_id, item__lesson__module__in=modules)
-        .values("item__lesson__module_id")
-        .annotate(n=Count("id"), mean=Avg(_recall_now(now=now, schedulers=_DEFAULT_CURVE)))
-        .order_by()
-        .values_list("item__lesson__module_id", "n", "mean")
+        .values_list(
+            *_MODULE_FIELDS, *(f"course__{f}" for f in _COURSE_FIELDS), "items", "n", "mean"
+        )
     )
 
 
 _MODULE_FIELDS = ("id", "course_id", "slug", "title", "position")
 _COURSE_FIELDS = ("id", "slug", "title")
 _MODULES = PreparedQuery(_modules_queryset)
-_STRENGTH = PreparedQuery(_strength_queryset)
 # The statistics use FSRS-6's default weights whatever the course (`scheduler_for` without a
 # scheduling), so every course has the same forgetting curve: one scheduler gives it.
 _DEFAULT_CURVE = {0: fsrs.Scheduler(parameters=fsrs_adapter.DEFAULT_WEIGHTS)}
@@ -130,24 +148,16 @@ _DEFAULT_CURVE = {0: fsrs.Scheduler(parameters=fsrs_adapter.DEFAULT_WEIGHTS)}
 def module_strength_for(*, learner: User, now: datetime) -> list[ModuleStrength]:
     """Per module of the learner's courses: items, how many are scheduled, mean recall now.
 
-    Two queries; the mean recall is computed in the database, one row per module.
+    One query; the mean recall is computed in the database, one row per module.
     """
     db = connection.alias
-    modules = []
-    for row in _MODULES.rows(learner_id=learner.pk):
-        module = Module.from_db(db, _MODULE_FIELDS, row[: len(_MODULE_FIELDS)])
-        module.course = Course.from_db(db, _COURSE_FIELDS, row[len(_MODULE_FIELDS) : -1])
-        modules.append((module, row[-1]))
-    by_module: dict[int, tuple[int, float | None]] = {}
-    if modules:
-        rows = _STRENGTH.rows(learner_id=learner.pk, modules=[m.pk for m, _ in modules], now=now)
-        by_module = {module_id: (n, mean) for module_id, n, mean in rows}
-    return [
-        ModuleStrength(
-            module=m,
-            items=items,
-            scheduled=by_module.get(m.pk, (0, None))[0],
-            mean_recall=by_module.get(m.pk, (0, None))[1],
+    strengths = []
+    fields = len(_MODULE_FIELDS)
+    for row in _MODULES.rows(learner_id=learner.pk, now=now):
+        module = Module.from_db(db, _MODULE_FIELDS, row[:fields])
+        module.course = Course.from_db(db, _COURSE_FIELDS, row[fields : fields + 3])
+        items, scheduled, mean = row[fields + 3 :]
+        strengths.append(
+            ModuleStrength(module=module, items=items, scheduled=scheduled, mean_recall=mean)
         )
-        for m, items in modules
-    ]
+    return strengths

@@ -312,7 +312,7 @@ def test_module_strength_in_sql_matches_fsrs_on_every_card(seed, django_assert_n
     _varied_schedules(rng, other, items)  # never counted for `learner`
     for now in (NOW, NOW + timedelta(days=rng.randint(1, 400)), NOW - timedelta(days=1)):
         expected = _strength_before_sql(learner=learner, now=now)
-        with django_assert_num_queries(2):
+        with django_assert_num_queries(1):
             modules = module_strength_for(learner=learner, now=now)
         assert len(modules) == 8
         got = {m.module.pk: (m.scheduled, m.mean_recall) for m in modules if m.scheduled}
