@@ -37,6 +37,10 @@ class Accelerator:
     dense_int8_tops: float | None = None
     precisions: tuple[str, ...] = ()
     price_per_million_embedding_tokens_usd: float | None = None
+    # Whether GPUs of this kind reach each other's memory directly (NVLink or PCIe P2P); GeForce
+    # cards such as the RTX 4090 do not, which changes the engine's non-torch memory under TP
+    # (planner.capacity.engine_profiles). Every catalogued data-centre GPU does.
+    peer_to_peer: bool = True
 
     @property
     def is_memory_device(self) -> bool:

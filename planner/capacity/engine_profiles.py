@@ -13,12 +13,15 @@ logit row per request. What sizes that batch, and what else is subtracted, diffe
 - "vllm-v1-0.9" (V1, 0.9-0.20): 8,192 batched tokens on those large GPUs, else the same; torch
   peak plus non-torch memory measured from a snapshot taken after start-up (so the CUDA context
   is not counted); no CUDA-graph term.
-- "vllm-v1-0.8" (V1, 0.8.0-0.8.5, `vllm serve`): 8,192 batched tokens and 1,024 sequences on an
-  H100 or H200, else 2,048 and 256 (vllm/engine/arg_utils.py `_set_default_args_v1`, read at the
-  v0.8.0 and v0.8.4 tags: a GPU name containing "h100" or "h200"; v0.8.5 asks >= 70 GiB instead,
-  which adds an A100 80GB); a sampler run on `max_num_seqs` logit rows
-  (vllm/v1/worker/gpu_model_runner.py `_dummy_sampler_run`, v0.8.0-v0.8.5). Non-torch memory is
-  total device use minus PyTorch's allocations after the run (vllm/v1/worker/gpu_worker.py
+- "vllm-v1-0.8" (V1, 0.8.0-0.8.3, `vllm serve`): 8,192 batched tokens on an H100 or H200 (a GPU
+  name containing "h100" or "h200"), else 2,048; 1,024 sequences on every GPU
+  (vllm/engine/arg_utils.py `_set_default_args_v1`, read in the v0.8.0-v0.8.3 wheels:
+  `default_max_num_seqs = 1024` whatever the device). "vllm-v1-0.8.4" (v0.8.4): the sequences by
+  name too, 1,024 on an H100/H200, else 256. "vllm-v1-0.8.5" (v0.8.5): both by device memory,
+  >= 70 GiB (an A100 80GB included), else 2,048 and 256. All three run a sampler on
+  `max_num_seqs` logit rows (vllm/v1/worker/gpu_model_runner.py `_dummy_sampler_run`, whose
+  hidden states are `hidden_states[logit_indices]`, one row per dummy request). Non-torch memory
+  is total device use minus PyTorch's allocations after the run (vllm/v1/worker/gpu_worker.py
   `determine_available_memory`, v0.7.0-v0.8.5), so the CUDA context counts as non-torch.
 - "vllm-v1-0.7" (V1, 0.7.0-0.7.2, `vllm serve`): the same batch on an H100/H200 by name, 2,048
   tokens elsewhere, and 1,024 sequences on every GPU (arg_utils.py `__post_init__`: "256 if not
@@ -45,7 +48,8 @@ before the sampler runs):
   (vllm/v1/sample/ops/topk_topp_sampler.py `apply_top_k_top_p`) holds the 16-bit logits (2), their
   fp32 copy (4), the sorted values and int64 indices (4 + 8), the sort's alternate key and value
   buffers (4 + 8) and the fp32 softmax of the sorted values (4), with two boolean masks (1 + 1):
-  36 bytes. vLLM measured 4.76 GiB for Llama-3.1-8B's 1,024 x 128,256 logits (38.9 bytes;
+  36 bytes (v0.8.0-v0.8.2 keep one more fp32 tensor, the cumsum not yet in place: not modelled).
+  vLLM measured 4.76 GiB for Llama-3.1-8B's 1,024 x 128,256 logits (38.9 bytes;
   llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md), which we use, rounded:
   39 (a fitted constant; the same file's Qwen3-0.6B, Qwen3-32B and Llama-3.3-70B rows check it).
   V0's profiling run peaked 0.06 GiB above the weights for 512 tokens and 256 x 128,256 logits on
@@ -57,12 +61,18 @@ Non-torch memory (CUDA context where counted, cuBLAS workspaces, NCCL buffers), 
 - V1 0.7-0.8: those plus the 0.61 GiB CUDA context (the same logs: "78.57/79.18 GiB free on
   startup").
 - V0: 0.16 GiB at TP 1 (vllm pull 12126, the V0 profiler of v0.7.0) and 3.58 GiB at TP 2 (vllm
-  pull 10511, whose own TP-1 figure, 1.79 GiB, came from an earlier measurement). Two RTX 4090s
-  at TP 2 logged 0.25 GiB instead (vllm issue 13061): the TP-2 figure is one machine's, and the
-  bench keeps that log as a miss rather than fit a second constant.
+  pull 10511, whose own TP-1 figure, 1.79 GiB, came from the v0.6.5 profiler: it counted what
+  PyTorch had reserved but not allocated, where v0.7's `MemorySnapshot` subtracts
+  `torch.cuda.memory_reserved()`; vllm/utils.py of the two wheels).
 No log we found separates non-torch memory at TP 4 or 8, so larger TP is held at the TP-2 figure:
 an assumption. NCCL's buffers grow with the peers (NCCL_BUFFSIZE, 4 MiB per channel and peer),
 tens of MiB at TP 8; custom all-reduce maps its peers' buffers rather than allocating locally.
+Without GPU peer-to-peer access (GeForce cards such as the RTX 4090), TP adds nothing to the
+TP-1 figure: vLLM turns custom all-reduce off ("your platform lacks GPU P2P capability",
+vllm/distributed/device_communicators/custom_all_reduce.py, v0.7.2) and NCCL falls back to its
+SHM transport, whose buffers are in host memory ("SHM is used between devices when peer-to-peer
+cannot happen, therefore, host memory is used", NCCL's NCCL_SHM_DISABLE documentation). Two RTX
+4090s at TP 2 logged 0.25 GiB (vllm issue 13061), beside 0.16 at TP 1.
 """
 
 from __future__ import annotations
@@ -84,7 +94,7 @@ V0_CHUNKED_ABOVE: Final = 32768  # V0 turns chunked prefill on for longer contex
 class EngineProfile:
     id: str
     name: str
-    # "v1" / "v1-0.9" (by GPU size: 16,384 / 8,192 tokens), "v1-0.8" / "v1-0.7" (by GPU name), "v0"
+    # by GPU size: "v1", "v1-0.9", "v1-0.8.5"; by GPU name: "v1-0.8.4", "v1-0.8", "v1-0.7"; "v0"
     batch_rule: str
     logit_bytes: int  # bytes per logit alive at the sampler's peak
     non_torch_gib: Fraction  # per GPU at tensor parallelism 1
@@ -120,14 +130,21 @@ ENGINE_PROFILES: Final[dict[str, EngineProfile]] = {
             non_torch_tp_gib=V1_NON_TORCH[1],
             cuda_graph_gib=Fraction(0),
         ),
-        EngineProfile(
-            id="vllm-v1-0.8",
-            name="vLLM 0.8 (V1)",
-            batch_rule="v1-0.8",
-            logit_bytes=39,
-            non_torch_gib=V1_NON_TORCH[0] + CUDA_CONTEXT_GIB,
-            non_torch_tp_gib=V1_NON_TORCH[1] + CUDA_CONTEXT_GIB,
-            cuda_graph_gib=Fraction(0),
+        *(
+            EngineProfile(
+                id=f"vllm-v1-{version}",
+                name=f"vLLM {versions} (V1)",
+                batch_rule=f"v1-{version}",
+                logit_bytes=39,
+                non_torch_gib=V1_NON_TORCH[0] + CUDA_CONTEXT_GIB,
+                non_torch_tp_gib=V1_NON_TORCH[1] + CUDA_CONTEXT_GIB,
+                cuda_graph_gib=Fraction(0),
+            )
+            for version, versions in (
+                ("0.8", "0.8.0-0.8.3"),
+                ("0.8.4", "0.8.4"),
+                ("0.8.5", "0.8.5"),
+            )
         ),
         EngineProfile(
             id="vllm-v1-0.7",
@@ -177,11 +194,15 @@ def profile_batch(
         if max_model_len > V0_CHUNKED_ABOVE:
             return ProfileBatch(512, 256)
         return ProfileBatch(max(max_model_len, 2048), 256)
-    if profile.batch_rule in ("v1-0.8", "v1-0.7"):
-        # arg_utils.py of 0.7.0-0.8.4 matches the device name; catalogue ids name the GPU.
+    if profile.batch_rule in ("v1-0.8.4", "v1-0.8", "v1-0.7"):
+        # arg_utils.py of 0.7.0-0.8.4 matches the device name; catalogue ids name the GPU. Only
+        # 0.8.4 sizes the sequences by it too (1,024 everywhere before).
         by_name = accelerator_id.startswith(("h100", "h200"))
-        sequences = 1024 if by_name or profile.batch_rule == "v1-0.7" else 256
+        sequences = 1024 if by_name or profile.batch_rule != "v1-0.8.4" else 256
         return ProfileBatch(8192 if by_name else 2048, sequences)
+    if profile.batch_rule == "v1-0.8.5":  # >= 70 GiB, the A100 not yet excluded (pull 17885)
+        large = usable >= LARGE_GPU_GIB * BYTES_PER_GIB
+        return ProfileBatch(8192, 1024) if large else ProfileBatch(2048, 256)
     large = usable >= LARGE_GPU_GIB * BYTES_PER_GIB and not accelerator_id.startswith("a100")
     if not large:
         return ProfileBatch(2048, 256)
@@ -215,5 +236,10 @@ def sampler_peak(
     return Fraction(batch.sequences * (vocab or 0) * profile.logit_bytes)
 
 
-def non_torch_gib(profile: EngineProfile, tensor_parallel: int) -> Fraction:
-    return profile.non_torch_gib if tensor_parallel == 1 else profile.non_torch_tp_gib
+def non_torch_gib(
+    profile: EngineProfile, tensor_parallel: int, peer_to_peer: bool = True
+) -> Fraction:
+    """Per GPU; without peer-to-peer access, TP adds nothing to the TP-1 figure (see the module)."""
+    if tensor_parallel == 1 or not peer_to_peer:
+        return profile.non_torch_gib
+    return profile.non_torch_tp_gib

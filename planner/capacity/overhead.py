@@ -81,6 +81,7 @@ class EngineRun:
     accelerator_id: str
     max_model_len: int
     tensor_parallel: int
+    peer_to_peer: bool = True  # the GPUs reach each other's memory (NVLink or PCIe P2P)
 
 
 def activation_peak(run: EngineRun, usable: Fraction) -> Fraction:
@@ -108,6 +109,6 @@ def engine_overhead(*, usable: Fraction, utilization: Fraction, run: EngineRun) 
     return EngineOverhead(
         utilization_headroom=usable * (1 - utilization),
         activation_peak=activation_peak(run, usable),
-        non_torch=non_torch_gib(run.profile, run.tensor_parallel) * BYTES_PER_GIB,
+        non_torch=non_torch_gib(run.profile, run.tensor_parallel, run.peer_to_peer) * BYTES_PER_GIB,
         cuda_graphs=run.profile.cuda_graph_gib * BYTES_PER_GIB,
     )

@@ -129,6 +129,7 @@ def _engine_pool(
         accelerator_id=inputs.accelerator.id if inputs.accelerator is not None else "",
         max_model_len=kv.context or DEFAULT_CONTEXT_TOKENS,
         tensor_parallel=n,
+        peer_to_peer=inputs.accelerator.peer_to_peer if inputs.accelerator is not None else True,
     )
     parts = engine_overhead(usable=device.usable, utilization=utilization, run=run)
     trail.assume("overhead_gb", "a serving engine's own accounting (vLLM's), in parts")

@@ -1,14 +1,21 @@
-"""The profiled batch and activation peak of vLLM 0.7 and 0.8 (V1), against hand-worked values
-from the defaults and profile runs read at those tags (planner/capacity/engine_profiles.py)."""
+"""The profiled batch, activation peak and non-torch memory of vLLM's generations, against
+hand-worked values from the defaults and profile runs read in those wheels
+(planner/capacity/engine_profiles.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
-from planner.capacity import ServingInputs, default_catalogue, estimate_serving
-from planner.capacity.engine_profiles import ProfileBatch, engine_profile, profile_batch
+from planner.capacity import Accelerator, ServingInputs, default_catalogue, estimate_serving
+from planner.capacity.engine_profiles import (
+    ProfileBatch,
+    engine_profile,
+    non_torch_gib,
+    profile_batch,
+)
 
 CAT = default_catalogue()
 GIB = 2**30
@@ -31,17 +38,26 @@ def activation_peak(accelerator: str, model: str, engine: str, precision: str = 
 @pytest.mark.parametrize(
     ("engine", "accelerator", "batch"),
     [
-        # v0.8.0-0.8.4 arg_utils.py: "h100" or "h200" in the device name -> 8,192 and 1,024.
+        # v0.8.0-0.8.3 arg_utils.py: "h100" or "h200" in the device name -> 8,192 tokens, else
+        # 2,048; max_num_seqs 1,024 on every device.
         ("vllm-v1-0.8", "h100-sxm", ProfileBatch(8192, 1024)),
         ("vllm-v1-0.8", "h200", ProfileBatch(8192, 1024)),
-        ("vllm-v1-0.8", "l40s", ProfileBatch(2048, 256)),
-        ("vllm-v1-0.8", "a100-80gb", ProfileBatch(2048, 256)),
+        ("vllm-v1-0.8", "l40s", ProfileBatch(2048, 1024)),
+        ("vllm-v1-0.8", "a100-80gb", ProfileBatch(2048, 1024)),
+        # v0.8.4: the sequences by name too.
+        ("vllm-v1-0.8.4", "h100-sxm", ProfileBatch(8192, 1024)),
+        ("vllm-v1-0.8.4", "l40s", ProfileBatch(2048, 256)),
+        ("vllm-v1-0.8.4", "a100-80gb", ProfileBatch(2048, 256)),
+        # v0.8.5: by device memory (>= 70 GiB), the A100 80GB included.
+        ("vllm-v1-0.8.5", "h100-sxm", ProfileBatch(8192, 1024)),
+        ("vllm-v1-0.8.5", "a100-80gb", ProfileBatch(8192, 1024)),
+        ("vllm-v1-0.8.5", "l40s", ProfileBatch(2048, 256)),
         # v0.7.0: the same tokens, but max_num_seqs 1,024 under V1 on every GPU.
         ("vllm-v1-0.7", "h100-sxm", ProfileBatch(8192, 1024)),
         ("vllm-v1-0.7", "l40s", ProfileBatch(2048, 1024)),
     ],
 )
-def test_vllm_0_7_and_0_8_size_their_batch_by_gpu_name(
+def test_vllm_0_7_and_0_8_size_their_batch_by_gpu_name_or_memory(
     engine: str, accelerator: str, batch: ProfileBatch
 ) -> None:
     gpu = CAT.accelerator(accelerator)
@@ -65,6 +81,38 @@ def test_vllm_0_7_0_profiles_the_logits_of_every_batched_token() -> None:
 
 def test_vllm_0_8_samples_one_row_per_sequence() -> None:
     """Llama-3.1-8B: 1,024 x 128,256 x 39 = 5,122,031,616 B on an H100 (above the forward's
-    8,192 x 55,296 x 2 = 905,969,664); 256 x 128,256 x 39 = 1,280,507,904 B on an L40S."""
+    8,192 x 55,296 x 2 = 905,969,664), and on an L40S under 0.8.0-0.8.3 (1,024 sequences
+    everywhere); 256 x 128,256 x 39 = 1,280,507,904 B on an L40S under 0.8.4 and 0.8.5."""
     assert activation_peak("h100-sxm", "llama-3.1-8b", "vllm-v1-0.8") == 5_122_031_616
-    assert activation_peak("l40s", "llama-3.1-8b", "vllm-v1-0.8") == 1_280_507_904
+    assert activation_peak("l40s", "llama-3.1-8b", "vllm-v1-0.8") == 5_122_031_616
+    assert activation_peak("l40s", "llama-3.1-8b", "vllm-v1-0.8.4") == 1_280_507_904
+    assert activation_peak("l40s", "llama-3.1-8b", "vllm-v1-0.8.5") == 1_280_507_904
+
+
+def test_without_peer_to_peer_tensor_parallelism_adds_no_non_torch_memory() -> None:
+    """V0 at TP 2: 3.58 GiB of non-torch memory per GPU with P2P, the TP-1 figure, 0.16 GiB,
+    without. For the two GPUs: 2 x 3.58 x 2^30 = 7,687,991,459.84 B and 2 x 0.16 x 2^30 =
+    343,597,383.68 B, and the KV pool grows by the difference, 7,344,394,076 B (whole bytes)."""
+    l40s = CAT.accelerator("l40s")
+
+    def tp2(gpu: Accelerator) -> tuple[int, int]:
+        est = estimate_serving(
+            ServingInputs(
+                accelerator=gpu,
+                model=CAT.model("llama-3.1-8b"),
+                context_tokens=8192,
+                tensor_parallel=2,
+                engine_profile="vllm-v0",
+            )
+        )
+        non_torch = int(est.to_dict()["overhead_parts_bytes"]["non_torch"])
+        return non_torch, int(est.available_for_cache_bytes)
+
+    (with_p2p, pool_with), (without_p2p, pool_without) = (
+        tp2(l40s),
+        tp2(replace(l40s, peer_to_peer=False)),
+    )
+    assert (with_p2p, without_p2p) == (7_687_991_460, 343_597_384)
+    assert pool_without - pool_with == 7_344_394_076
+    assert non_torch_gib(engine_profile("vllm-v1-0.9"), 4, peer_to_peer=False) == Fraction("0.13")
+    assert non_torch_gib(engine_profile("vllm-v1-0.9"), 4) == Fraction("0.55")

@@ -8,8 +8,15 @@ from dataclasses import replace
 
 import pytest
 
-# The published runs' devices and models: one definition, the bench's.
-from bench.vllm_accounting import H100_LLMD, LLAMA_8B, QWEN3_06B, RTX_3090
+# The published runs' devices and models: one definition, the bench's (bench/_vllm_published.py).
+from bench._vllm_published import (
+    H100_LLMD,
+    LLAMA_8B,
+    QWEN3_06B,
+    R1_DISTILL_QWEN_14B,
+    RTX_3090,
+    RTX_4090,
+)
 from planner.capacity import (
     Accelerator,
     ModelSpec,
@@ -81,6 +88,14 @@ def test_pool_matches_a_published_vllm_log(
 ) -> None:
     engine_gib = pool_gib(gpu, model, context, engine)
     assert abs(engine_gib - measured_gib) <= max(0.05 * measured_gib, 1.0), (source, engine_gib)
+
+
+def test_pool_matches_two_rtx_4090s_without_peer_to_peer() -> None:
+    """vllm issue 13061 (V0, TP 2, gpu_memory_utilization 0.98): "KV Cache is 8.69GiB" per GPU.
+    Without P2P the non-torch memory stays at the TP-1 figure (0.16 GiB, 0.25 logged), not the
+    3.58 GiB of two NVLinked H100s."""
+    engine_gib = pool_gib(RTX_4090, R1_DISTILL_QWEN_14B, 131072, "vllm-v0", tp=2, utilization=0.98)
+    assert abs(engine_gib - 8.69) <= max(0.05 * 8.69, 1.0), engine_gib
 
 
 def test_pool_matches_vllm_0_7_0s_log_of_llama_70b_w8a8() -> None:
