@@ -46,7 +46,8 @@ class ServingInputs:
     prompt_tokens: int | None = None  # per request, for the time to first token
     ttft_target_ms: Figure = None  # time to first token
     # Which serving engine's start-up accounting (planner.capacity.engine_profiles); default the
-    # current vLLM ("vllm-v1"); "vllm-v1-0.8" and "vllm-v0" for logs of older versions.
+    # current vLLM ("vllm-v1"); "vllm-v1-0.9", "vllm-v1-0.8.5", "vllm-v1-0.8.4", "vllm-v1-0.8",
+    # "vllm-v1-0.7" and "vllm-v0" for logs of older versions.
     engine_profile: str | None = None
     accelerator: Accelerator | None = None
     model: ModelSpec | None = None

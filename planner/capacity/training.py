@@ -86,7 +86,7 @@ class TrainingInputs:
     hidden_size: int | None = None
     layers: int | None = None
     vocab_size: int | None = None
-    adam_bytes: int | None = None  # 16 (bf16 gradients) or 18 (fp32 gradients)
+    adam_bytes: int | None = None  # 16 (bf16 gradients), 18 (fp32 gradients) or 6 (8-bit AdamW)
     gpus: int | None = None  # data-parallel GPUs
     zero_stage: int | None = None  # 0-3; 3 is FSDP's full sharding
     gpu_memory_gb: float | Decimal | None = None
