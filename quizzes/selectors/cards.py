@@ -166,18 +166,14 @@ def _new_item_queryset(*, learner_id: int, item_id: int) -> QuerySet[Any]:
     )
 
 
-def _locked_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
-    # Lock only the schedule row, not the joined item, lesson, module and course rows; read
-    # what schedules the grade in the same statement.
+def _graded_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
+    # What schedules the grade is read in the same statement. No lock: the grade writes only if
+    # the card token is still the one read here.
     scheduling = scheduling_columns(
         course_id=OuterRef("item__lesson__module__course_id"), learner_id=OuterRef("learner_id")
     )
-    return (
-        RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id)
-        .values_list(
-            *[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"), *scheduling
-        )
-        .select_for_update(of=("self",))
+    return RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id).values_list(
+        *[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"), *scheduling
     )
 
 
@@ -186,7 +182,7 @@ _NEW_CARD = PreparedQuery(_new_card_queryset)
 _CHOICES = PreparedQuery(_choices_queryset)
 _SCHEDULE_CARD = PreparedQuery(_schedule_card_queryset)
 _NEW_ITEM = PreparedQuery(_new_item_queryset)
-_LOCKED_SCHEDULE = PreparedQuery(_locked_schedule_queryset)
+_GRADED_SCHEDULE = PreparedQuery(_graded_schedule_queryset)
 
 
 def _schedule_card(row: tuple[Any, ...]) -> QueueCard:
@@ -224,10 +220,10 @@ def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> 
 
 
 def schedule_for_grade(*, learner: User, schedule_id: int) -> tuple[RecallSchedule, SchedulingRow]:
-    """The learner's schedule with its item, lesson, module and course, its row locked until the
-    caller's transaction ends, and what schedules its course for them (`scheduling_row`): one
-    prepared statement; raises RecallSchedule.DoesNotExist."""
-    rows = _LOCKED_SCHEDULE.rows(learner_id=learner.pk, schedule_id=schedule_id)
+    """The learner's schedule with its item, lesson, module and course, and what schedules its
+    course for them (`scheduling_row`): one prepared statement, no lock (the grade's write
+    checks the card token); raises RecallSchedule.DoesNotExist."""
+    rows = _GRADED_SCHEDULE.rows(learner_id=learner.pk, schedule_id=schedule_id)
     if not rows:
         raise RecallSchedule.DoesNotExist("no such schedule of this learner")
     schedule = _schedule_card(rows[0][:-3]).schedule

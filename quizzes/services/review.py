@@ -1,7 +1,8 @@
 """Grading recall schedules: the first answer that creates one, every later grade, and undo.
 
-Every grade runs under a row lock on the schedule and carries the card token the learner saw,
-so a double click, a second tab or a retried request advances the schedule exactly once.
+Every grade carries the card token the learner saw and writes the schedule only where its row
+still holds the token read with it (rotating it), so a double click, a second tab or a retried
+request advances the schedule exactly once; the losers find the winner's log or a stale card.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
 from quizzes.selectors.cards import schedule_for_grade
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.services import fsrs_adapter
-from quizzes.services.rows import row_insert, row_update
+from quizzes.services.rows import row_swap
 
 
 class StaleCard(Exception):
@@ -62,7 +63,7 @@ def _scheduled_days(schedule: RecallSchedule) -> int:
     return max((schedule.due - schedule.last_review).days, 0)
 
 
-def _grade_locked(
+def _grade_as_read(
     *,
     schedule: RecallSchedule,
     card_token: uuid.UUID,
@@ -71,9 +72,10 @@ def _grade_locked(
     duration_ms: int | None,
     source: str,
     scheduling: fsrs_adapter.Scheduling | None = None,
-) -> ReviewLog:
-    """Advance a schedule the caller has locked (with `scheduling` when it was read beside the
-    schedule); write the log; rotate the token."""
+) -> ReviewLog | None:
+    """Advance a schedule as read (with `scheduling` when it was read beside it); write the log;
+    rotate the token. Both writes happen only if the row still holds the token it was read
+    with: None when another request wrote it since."""
     course = schedule.item.lesson.module.course
     if scheduling is None:
         scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
@@ -106,14 +108,15 @@ def _grade_locked(
         parameters_id=scheduling.parameters_id,
         desired_retention=scheduling.desired_retention,
     )
-    row_insert(log)
+    read_token = schedule.card_token
     fsrs_adapter.card_to_schedule(card_after, schedule)
     schedule.reps = reps_before + 1
     schedule.lapses = lapses_before + int(lapsed)
     if lapsed and schedule.lapses >= LEECH_LAPSES:
         schedule.suspended = True  # a leech: out of the queue until the learner brings it back
     schedule.card_token = uuid.uuid4()
-    row_update(schedule, _GRADED)
+    if not row_swap(schedule, _GRADED, held={"card_token": read_token}, log=log):
+        return None
     return log
 
 
@@ -149,15 +152,15 @@ class Grade(TypedDict):
     source: NotRequired[str]
 
 
-def _grade_locked_with(
+def _grade_as_read_with(
     schedule: RecallSchedule,
     token: uuid.UUID,
     grade: Grade,
     *,
     default_source: str,
     scheduling: fsrs_adapter.Scheduling | None = None,
-) -> ReviewLog:
-    return _grade_locked(
+) -> ReviewLog | None:
+    return _grade_as_read(
         schedule=schedule,
         card_token=token,
         rating=_validate_rating(grade["rating"]),
@@ -177,15 +180,18 @@ def review_grade(*, learner: User, schedule_id: int, **grade: Unpack[Grade]) -> 
     """
     token = uuid.UUID(str(grade["card_token"]))
     _validate_rating(grade["rating"])
-    with transaction.atomic():
-        schedule, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
-        if schedule.card_token != token:
-            return _replay_or_stale(schedule, token)
-        course = schedule.item.lesson.module.course
-        scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
-        return _grade_locked_with(
-            schedule, token, grade, default_source=ReviewLog.Source.REVIEW, scheduling=scheduling
-        )
+    # No transaction: the read takes no lock, and the write is one statement that applies only
+    # if the token is still the one read (a concurrent grade or undo rotates it).
+    schedule, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
+    if schedule.card_token != token:
+        return _replay_or_stale(schedule, token)
+    course = schedule.item.lesson.module.course
+    scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
+    log = _grade_as_read_with(
+        schedule, token, grade, default_source=ReviewLog.Source.REVIEW, scheduling=scheduling
+    )
+    # Written since it was read: by this same grade (a replay finds its log) or another.
+    return log if log is not None else _replay_or_stale(schedule, token)
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,10 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
                 return FirstGrade(log=replayed or _replay_or_stale(schedule, token), created=False)
             # Its first grade was undone: the item is new again, and this is its first grade.
         schedule.item = item
-        log = _grade_locked_with(schedule, token, grade, default_source=ReviewLog.Source.LESSON)
+        # The row is created or locked in this transaction: nothing else can have written it.
+        log = _grade_as_read_with(schedule, token, grade, default_source=ReviewLog.Source.LESSON)
+        if log is None:
+            raise StaleCard(f"schedule {schedule.pk} changed under its lock")
         return FirstGrade(log=log, created=True)
 
 

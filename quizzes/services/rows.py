@@ -1,5 +1,6 @@
 """Single-row writes whose SQL text is built once per process: on a grade, compiling an INSERT
-and an UPDATE through the ORM cost more than running them. The values are what `save()` would
+and an UPDATE through the ORM cost more than running them, and on PostgreSQL the two go as one
+statement. The values are what `save()` would
 write (each field's pre_save, then get_db_prep_save); only the statement is reused."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Field, Model
 
 
@@ -26,14 +27,6 @@ def _update_sql(model: type[Model], names: tuple[str, ...], vendor: str) -> str:
 
 def _fields(model: type[Model], names: Sequence[str]) -> list[Field[Any, Any]]:
     return [f for f in model._meta.concrete_fields if f.name in names]
-
-
-def row_update(obj: Model, names: tuple[str, ...]) -> None:
-    """`obj.save(update_fields=names)` for a row known to exist (one UPDATE)."""
-    fields = sorted(_fields(type(obj), names), key=lambda f: names.index(f.name))
-    values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(_update_sql(type(obj), names, connection.vendor), [*values, obj.pk])
 
 
 @functools.cache
@@ -65,3 +58,54 @@ def row_insert(obj: Model) -> None:
             obj.pk = connection.ops.last_insert_id(cursor, meta.db_table, str(meta.pk.column))
     obj._state.adding = False
     obj._state.db = connection.alias
+
+
+@functools.cache
+def _swap_sql(
+    model: type[Model], names: tuple[str, ...], held: tuple[str, ...], logged: type[Model],
+    vendor: str,
+) -> tuple[str, tuple[str, ...]]:  # fmt: skip
+    meta = model._meta
+    update = _update_sql(model, names, vendor)
+    for name in held:
+        update += f" AND {_quoted(meta.get_field(name).column)} = %s"  # type: ignore[union-attr]
+    insert, fields = _insert_sql(logged, vendor)
+    columns, _ = insert.removeprefix("INSERT INTO ").split(" VALUES ", 1)
+    marks = ", ".join(["%s"] * len(fields))
+    logged_pk = _quoted(logged._meta.pk.column)
+    # A data-modifying CTE: the INSERT reads the UPDATE's rows, so it writes only if that matched.
+    sql = f"WITH swapped AS ({update} RETURNING 1) INSERT INTO {columns} SELECT {marks} FROM swapped RETURNING {logged_pk}"  # noqa: S608
+    return sql, fields
+
+
+def row_swap(obj: Model, names: tuple[str, ...], *, held: dict[str, Any], log: Model) -> bool:
+    """Write `obj`'s `names` only if its row still holds the values in `held` (as they were
+    read), and insert `log` only if it did: a compare-and-swap that needs no lock held across
+    the caller's work. One statement on PostgreSQL; elsewhere an UPDATE and, when it matched,
+    the INSERT in one transaction. Returns whether the row was written (and `log` inserted)."""
+    model = type(obj)
+    fields = sorted(_fields(model, names), key=lambda f: names.index(f.name))
+    values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
+    kept = [model._meta.get_field(name) for name in held]
+    expected = [f.get_db_prep_save(held[f.name], connection) for f in kept]  # type: ignore[union-attr]
+    if connection.vendor != "postgresql":
+        sql = _update_sql(model, names, connection.vendor)
+        sql += "".join(f" AND {_quoted(f.column)} = %s" for f in kept)  # type: ignore[union-attr]
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, [*values, obj.pk, *expected])
+            if cursor.rowcount != 1:
+                return False
+            row_insert(log)
+            return True
+    sql, logged = _swap_sql(model, names, tuple(held), type(log), connection.vendor)
+    log_fields = sorted(_fields(type(log), logged), key=lambda f: logged.index(f.name))
+    log_values = [f.get_db_prep_save(f.pre_save(log, True), connection) for f in log_fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, obj.pk, *expected, *log_values])
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    log.pk = row[0]
+    log._state.adding = False
+    log._state.db = connection.alias
+    return True
