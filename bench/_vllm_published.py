@@ -138,6 +138,8 @@ class Measurement:
     tokens: int | None = None  # "GPU KV cache size" or blocks x 16
     role: str = "check"
     engine: str = "vllm-v1"  # the vLLM generation that wrote the log
+    # A --max-num-seqs the log does not show but that would explain it: printed as a what-if
+    max_num_seqs_if: int | None = None
 
 
 MEASUREMENTS = (
@@ -182,7 +184,7 @@ MEASUREMENTS = (
     ),
     Measurement(
         "Llama-3.1-8B, L40S (V1, April 2025)",
-        "github.com/vllm-project/vllm/pull/17122 (158,656 tokens, 4.84x at 32,768). Miss: 5.75 GiB besides weights and KV against 1.93 modelled. The log's line numbers (kv_cache_utils.py:634/637 as in the v0.8.4 and v0.8.5 wheels, gpu_model_runner.py:1316 between 0.8.4's 1291 and 0.8.5's 1347, backends.py:420/430) date its build between v0.8.4 and v0.8.5, whose arg_utils.py _set_default_args_v1 gives an L40S 256 sequences (by name at 0.8.4, by memory at 0.8.5; 2,048 tokens for vllm serve, 8,192 for the LLM class, whose forward, 0.84 GiB, stays below the 256-row sampler's 1.19 GiB). 1,024 sequences (v0.8.0-v0.8.3's default on every GPU, engine vllm-v1-0.8: +1.3 %, or --max-num-seqs 1024) would give 4.77 + 0.74 = 5.51 GiB; the PR does not show its flags. Not fitted",
+        "github.com/vllm-project/vllm/pull/17122 (158,656 tokens, 4.84x at 32,768). Miss: 5.75 GiB besides weights and KV against 1.93 modelled. The log's line numbers (kv_cache_utils.py:634/637 as in the v0.8.4 and v0.8.5 wheels, gpu_model_runner.py:1316 between 0.8.4's 1291 and 0.8.5's 1347, backends.py:420/430) date its build between v0.8.4 and v0.8.5, whose arg_utils.py _set_default_args_v1 gives an L40S 256 sequences (by name at 0.8.4, by memory at 0.8.5; 2,048 tokens for vllm serve, 8,192 for the LLM class, whose forward, 0.84 GiB, stays below the 256-row sampler's 1.19 GiB). 1,024 sequences (v0.8.0-v0.8.3's default on every GPU, or --max-num-seqs 1024) would give 4.77 + 0.74 = 5.51 GiB (the what-if below); the PR does not show its flags. Not fitted",
         "l40s",
         LLAMA_8B,
         "bf16",
@@ -192,6 +194,7 @@ MEASUREMENTS = (
         158_656 * 131_072 / GIB,
         tokens=158_656,
         engine="vllm-v1-0.8.4",
+        max_num_seqs_if=1024,
     ),
     Measurement(
         "Llama-2-7B, A100 80GB (vLLM 0.2.5, 2023)",

@@ -23,7 +23,9 @@ from bench._vllm_published import CAT, GIB, MEASUREMENTS, Measurement
 from planner.capacity import Accelerator, ServingInputs, estimate_serving
 
 
-def engine_row(m: Measurement) -> tuple[float, int | None, float | None]:
+def engine_row(
+    m: Measurement, max_num_seqs: int | None = None
+) -> tuple[float, int | None, float | None]:
     est = estimate_serving(
         ServingInputs(
             accelerator=m.gpu if isinstance(m.gpu, Accelerator) else CAT.accelerator(m.gpu),
@@ -35,6 +37,7 @@ def engine_row(m: Measurement) -> tuple[float, int | None, float | None]:
             context_tokens=m.context,
             users=1,
             engine_profile=m.engine,
+            max_num_seqs=max_num_seqs,
         )
     )
     pool = est.available_for_cache_bytes / m.tp / GIB
@@ -61,7 +64,17 @@ def main() -> None:
             f"| {m.label} | {m.role} | {m.engine} | {pool:.2f} | {m.pool_gib:.2f} | {rel(pool, m.pool_gib):+.1f} % | "
             f"{tokens:,} | {f'{m.tokens:,}' if m.tokens else '–'} | {conc:.2f}x | {measured_conc} | {'yes' if ok else 'no'} |"
         )
-    print(f"\n{hits} of {len(MEASUREMENTS)} within target.\n\nSources:")
+    print(f"\n{hits} of {len(MEASUREMENTS)} within target.")
+    what_ifs = [m for m in MEASUREMENTS if m.max_num_seqs_if is not None]
+    if what_ifs:
+        print("\nWhat-if (a launch flag the log does not show):")
+    for m in what_ifs:
+        pool, _, conc = engine_row(m, m.max_num_seqs_if)
+        print(
+            f"- {m.label}, --max-num-seqs {m.max_num_seqs_if}: {pool:.2f} GiB per GPU "
+            f"({rel(pool, m.pool_gib):+.1f} %), {conc:.2f}x"
+        )
+    print("\nSources:")
     for m in MEASUREMENTS:
         print(f"- {m.label}: {m.source}")
 

@@ -118,6 +118,12 @@ class ServingForm(CalculatorForm):
         "The share of the GPU a serving engine may use (vLLM's default 0.9). Without an overhead.",
     )
     engine_profile = engine_profile_field()
+    max_num_seqs = int_field(
+        "Max sequences (vLLM --max-num-seqs)",
+        "The requests vLLM's start-up profile samples at once; the default depends on the engine "
+        "version and the GPU. Without an overhead.",
+        maximum=1_000_000,
+    )
     tensor_parallel = int_field(
         "GPUs (tensor parallelism)",
         "GPUs of one kind the model is split over: weights and KV heads split N ways.",

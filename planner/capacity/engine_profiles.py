@@ -209,6 +209,19 @@ def profile_batch(
     return ProfileBatch(16384 if profile.batch_rule == "v1" else 8192, 1024)
 
 
+def with_max_num_seqs(batch: ProfileBatch, max_num_seqs: int | None) -> ProfileBatch:
+    """The batch with the learner's `--max-num-seqs` in place of the default; vLLM refuses more
+    sequences than batched tokens (vllm/config.py `SchedulerConfig._verify_args`, v0.8.4)."""
+    if max_num_seqs is None:
+        return batch
+    if max_num_seqs > batch.tokens:
+        raise CapacityInputError(
+            "max_num_seqs",
+            f"vLLM refuses more sequences than batched tokens ({batch.tokens:,} here).",
+        )
+    return ProfileBatch(batch.tokens, max_num_seqs)
+
+
 @dataclass(frozen=True, slots=True)
 class ActivationPeak:
     forward: Fraction

@@ -23,10 +23,12 @@ from typing import Final
 from planner.capacity.catalogue import ModelSpec
 from planner.capacity.engine_profiles import (
     EngineProfile,
+    ProfileBatch,
     dense_forward_peak,
     non_torch_gib,
     profile_batch,
     sampler_peak,
+    with_max_num_seqs,
 )
 from planner.capacity.units import BYTES_PER_GIB
 
@@ -82,18 +84,25 @@ class EngineRun:
     max_model_len: int
     tensor_parallel: int
     peer_to_peer: bool = True  # the GPUs reach each other's memory (NVLink or PCIe P2P)
+    max_num_seqs: int | None = None  # vLLM's --max-num-seqs; None: the generation's default
 
 
-def activation_peak(run: EngineRun, usable: Fraction) -> Fraction:
-    """max(forward, sampler): a dense model's forward from its profiled batch, other families'
-    logged forward figure; the sampler from the batch's sequences and the vocabulary."""
-    spec = run.spec
+def run_batch(run: EngineRun, usable: Fraction) -> ProfileBatch:
+    """The profiled batch: the generation's defaults, with the learner's max_num_seqs if given."""
     batch = profile_batch(
         run.profile,
         usable=usable,
         accelerator_id=run.accelerator_id,
         max_model_len=run.max_model_len,
     )
+    return with_max_num_seqs(batch, run.max_num_seqs)
+
+
+def activation_peak(run: EngineRun, usable: Fraction) -> Fraction:
+    """max(forward, sampler): a dense model's forward from its profiled batch, other families'
+    logged forward figure; the sampler from the batch's sequences and the vocabulary."""
+    spec = run.spec
+    batch = run_batch(run, usable)
     family = spec.family if spec is not None else "dense"
     if spec is not None and family == "dense" and spec.intermediate_size:
         forward = dense_forward_peak(batch, spec, run.tensor_parallel)

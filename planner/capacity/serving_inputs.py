@@ -39,6 +39,9 @@ class ServingInputs:
     latency_target_ms: Figure = None  # the whole answer: first token plus every output token
     output_tokens: int | None = None  # generated per request
     gpu_memory_utilization: Figure = None  # vLLM's --gpu-memory-utilization (default 0.9)
+    # vLLM's --max-num-seqs: the requests its start-up profile samples (default: the engine
+    # generation's, by GPU; planner.capacity.engine_profiles)
+    max_num_seqs: int | None = None
     tensor_parallel: int | None = None  # GPUs of one kind the model is split over
     vocab_size: int | None = None
     hidden_size: int | None = None

@@ -22,6 +22,7 @@ from planner.capacity.overhead import (
     DEFAULT_GPU_MEMORY_UTILIZATION,
     EngineRun,
     engine_overhead,
+    run_batch,
 )
 from planner.capacity.results import Severity, Trail, WarningCode
 from planner.capacity.serving_inputs import DEFAULT_CONTEXT_TOKENS, ServingInputs
@@ -32,7 +33,7 @@ from planner.capacity.units import (
     CapacityInputError,
     bytes_per_element,
 )
-from planner.capacity.validation import positive
+from planner.capacity.validation import positive, whole_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +131,12 @@ def _engine_pool(
         max_model_len=kv.context or DEFAULT_CONTEXT_TOKENS,
         tensor_parallel=n,
         peer_to_peer=inputs.accelerator.peer_to_peer if inputs.accelerator is not None else True,
+        max_num_seqs=whole_number(inputs.max_num_seqs, "max_num_seqs"),
     )
     parts = engine_overhead(usable=device.usable, utilization=utilization, run=run)
+    if run.max_num_seqs is None:
+        sequences = run_batch(run, device.usable).sequences
+        trail.assume("max_num_seqs", f"{sequences:,} ({profile.name}'s default on this GPU)")
     trail.assume("overhead_gb", "a serving engine's own accounting (vLLM's), in parts")
     free = device.usable * utilization - w_gpu - parts.total + parts.utilization_headroom
     available = max(free, Fraction(0))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from planner.capacity.engine_profiles import (
     non_torch_gib,
     profile_batch,
 )
+from planner.capacity.units import CapacityInputError
 
 CAT = default_catalogue()
 GIB = 2**30
@@ -116,3 +118,36 @@ def test_without_peer_to_peer_tensor_parallelism_adds_no_non_torch_memory() -> N
     assert pool_without - pool_with == 7_344_394_076
     assert non_torch_gib(engine_profile("vllm-v1-0.9"), 4, peer_to_peer=False) == Fraction("0.13")
     assert non_torch_gib(engine_profile("vllm-v1-0.9"), 4) == Fraction("0.55")
+
+
+def l40s_8b(**given: Any) -> dict[str, Any]:
+    est = estimate_serving(
+        ServingInputs(
+            accelerator=CAT.accelerator("l40s"),
+            model=CAT.model("llama-3.1-8b"),
+            context_tokens=32768,
+            engine_profile="vllm-v1-0.8.4",
+            **given,
+        )
+    )
+    return est.to_dict()
+
+
+def test_max_num_seqs_replaces_the_default_sequences() -> None:
+    """vLLM 0.8.4 on an L40S samples 256 rows by default; --max-num-seqs 1024 makes it
+    1,024 x 128,256 x 39 = 5,122,031,616 B; --max-num-seqs 1 leaves the forward of 2,048 tokens,
+    2,048 x (3 x 14,336 + 3 x 4,096) x 2 = 226,492,416 B, above one row's 5,001,984."""
+    default = l40s_8b()
+    assert default["overhead_parts_bytes"]["activation_peak"] == 1_280_507_904
+    assert {"field": "max_num_seqs", "assumed": "256 (vLLM 0.8.4 (V1)'s default on this GPU)"} in (
+        default["assumptions"]
+    )
+    assert l40s_8b(max_num_seqs=1024)["overhead_parts_bytes"]["activation_peak"] == 5_122_031_616
+    assert l40s_8b(max_num_seqs=1)["overhead_parts_bytes"]["activation_peak"] == 226_492_416
+    assert l40s_8b(max_num_seqs=1024)["kv_cache_tokens"] < default["kv_cache_tokens"]
+
+
+def test_more_sequences_than_batched_tokens_is_refused_as_vllm_does() -> None:
+    with pytest.raises(CapacityInputError) as raised:
+        l40s_8b(max_num_seqs=2049)  # vllm serve on an L40S batches 2,048 tokens
+    assert raised.value.field == "max_num_seqs" and "2,048" in str(raised.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 from hypothesis import given, settings
@@ -132,6 +133,7 @@ MODELS = list(CAT.models)
     context=st.integers(min_value=256, max_value=32_768),
     gpus=st.sampled_from([1, 2, 4, 8]),
     overhead=st.one_of(st.none(), small_gb),
+    peer_to_peer=st.booleans(),
 )
 def test_more_gpus_never_mean_fewer_users(
     gpu: Accelerator,
@@ -140,12 +142,14 @@ def test_more_gpus_never_mean_fewer_users(
     context: int,
     gpus: int,
     overhead: Decimal | None,
+    peer_to_peer: bool,
 ) -> None:
-    """Doubling the GPUs of a tensor-parallel deployment never loses a user (either accounting)."""
+    """Doubling the GPUs of a tensor-parallel deployment never loses a user (either accounting,
+    with or without peer-to-peer access between the GPUs)."""
     if model.attention_heads % (2 * gpus):
         return
     common = {
-        "accelerator": gpu,
+        "accelerator": replace(gpu, peer_to_peer=peer_to_peer),
         "model": model,
         "weight_precision": precision,
         "context_tokens": context,
@@ -178,3 +182,27 @@ def test_a_larger_batch_never_means_a_higher_rate_per_user(
     assert large.decode_tokens_per_s_upper_bound is not None
     assert large.decode_tokens_per_s_upper_bound <= small.decode_tokens_per_s_upper_bound
     assert (large.aggregate_tokens_per_s or 0) >= (small.aggregate_tokens_per_s or 0) - 0.1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gpu=st.sampled_from(GPUS),
+    model=st.sampled_from(MODELS),
+    context=st.integers(min_value=256, max_value=32_768),
+    sequences=st.integers(min_value=1, max_value=1024),
+    extra=st.integers(min_value=1, max_value=1024),
+)
+def test_more_profiled_sequences_never_mean_more_users(
+    gpu: Accelerator, model: ModelSpec, context: int, sequences: int, extra: int
+) -> None:
+    """A larger --max-num-seqs only grows the start-up profile's sampler (V0 batches at least
+    2,048 tokens, so vLLM accepts up to 2,048 sequences)."""
+    common = {"accelerator": gpu, "model": model, "context_tokens": context}
+    fewer = estimate_serving(
+        ServingInputs(engine_profile="vllm-v0", max_num_seqs=sequences, **common)  # type: ignore[arg-type]
+    )
+    more = estimate_serving(
+        ServingInputs(engine_profile="vllm-v0", max_num_seqs=sequences + extra, **common)  # type: ignore[arg-type]
+    )
+    assert more.max_active_users <= fewer.max_active_users
+    assert (more.kv_cache_tokens or 0) <= (fewer.kv_cache_tokens or 0)

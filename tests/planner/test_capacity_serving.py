@@ -220,11 +220,12 @@ def test_largest_context_for_target_users() -> None:
 
 
 def test_missing_assumptions_are_listed_not_silent() -> None:
-    """Precision, context, overhead (so the engine's utilization) and users left out are named
-    with what was assumed."""
+    """Precision, context, overhead (so the engine's utilization and sequences) and users left out
+    are named with what was assumed."""
     est = estimate_serving(ServingInputs(gpu_memory_gb=80, model=CAT.model("mistral-7b")))
     assert set(est.missing_assumptions) == {
         "gpu_memory_utilization",
+        "max_num_seqs",
         "weight_precision",
         "kv_precision",
         "context_tokens",
