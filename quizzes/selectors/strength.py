@@ -152,10 +152,14 @@ def module_strength_for(*, learner: User, now: datetime) -> list[ModuleStrength]
     """
     db = connection.alias
     strengths = []
+    courses: dict[int, Course] = {}  # one instance per course, shared by its modules
     fields = len(_MODULE_FIELDS)
     for row in _MODULES.rows(learner_id=learner.pk, now=now):
         module = Module.from_db(db, _MODULE_FIELDS, row[:fields])
-        module.course = Course.from_db(db, _COURSE_FIELDS, row[fields : fields + 3])
+        course_id = row[fields]
+        if course_id not in courses:
+            courses[course_id] = Course.from_db(db, _COURSE_FIELDS, row[fields : fields + 3])
+        module.course = courses[course_id]
         items, scheduled, mean = row[fields + 3 :]
         strengths.append(
             ModuleStrength(module=module, items=items, scheduled=scheduled, mean_recall=mean)

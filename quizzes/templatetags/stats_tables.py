@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 
 from django import template
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.dates import MONTHS_3
+from django.utils.formats import get_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
@@ -25,13 +27,26 @@ register = template.Library()
 _NOT_STARTED = '<span class="muted">Not started: answer its lessons\' items</span>'
 
 
-def _recall_cell(mean: float | None) -> str:
+_PLACES = {places: Decimal(1).scaleb(-places) for places in (2, 3)}
+
+
+def fixed_places(value: float, places: int, decimal_separator: str) -> str:
+    """`floatformat:places` of a number in [0, 1000), as the filter writes it (its Decimal of the
+    float's repr rounded half up, the locale's separator, no grouping below a thousand) without
+    its cost per call; other numbers go to the filter itself."""
+    if not 0 <= value < 1000 or places not in _PLACES:
+        return str(floatformat(value, places))
+    rounded = Decimal(str(value)).quantize(_PLACES[places], ROUND_HALF_UP)
+    return format(rounded, "f").replace(".", decimal_separator)
+
+
+def _recall_cell(mean: float | None, separator: str) -> str:
     if mean is None:
         return _NOT_STARTED
-    # floatformat gives digits only (safe as they are); the percentage as widthratio rounds it.
+    # Digits only (safe as they are); the percentage as widthratio rounds it.
     return (
         '<meter min="0" max="1" low="0.7" high="0.85" optimum="1" '
-        f'value="{floatformat(mean, 3)}">{floatformat(mean, 2)}</meter> '
+        f'value="{fixed_places(mean, 3, separator)}">{fixed_places(mean, 2, separator)}</meter> '
         f"{round(float(mean) / 1.0 * 100)}%"
     )
 
@@ -39,12 +54,13 @@ def _recall_cell(mean: float | None) -> str:
 @register.simple_tag
 def strength_rows(modules: Iterable[ModuleStrength]) -> SafeString:
     """One table row per module: title and course, items in reviews, recall now."""
+    separator = str(get_format("DECIMAL_SEPARATOR"))
     return mark_safe(
         "".join(
             f'<tr>\n<th scope="row">{escape(str(m.module.title))} <span class="help">'
             f"{escape(str(m.module.course.title))}</span></th>\n"
             f'<td data-label="Items in reviews">{m.scheduled} of {m.items}</td>\n'
-            f'<td data-label="Recall now">{_recall_cell(m.mean_recall)}</td>\n</tr>\n'
+            f'<td data-label="Recall now">{_recall_cell(m.mean_recall, separator)}</td>\n</tr>\n'
             for m in modules
         )
     )
