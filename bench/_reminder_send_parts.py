@@ -39,22 +39,26 @@ def sink(port: int, received: Any, ready: Any) -> None:
 
 @contextmanager
 def phase_timers() -> Iterator[dict[str, float]]:
-    """Seconds spent in each step of `digest_send`, by wrapping the functions it calls (a few
-    microseconds each): claim, render, compose the bytes, SMTP, mark sent."""
+    """Seconds spent in each step of a chunk's send, by wrapping the functions it calls (a few
+    microseconds each): send a claim, render and compose while it is on its way, wait for its
+    answer, SMTP (while the next claim is on its way), hold the finish. Nested steps are
+    indented; "total" is the chunk's wall time."""
     import smtplib as smtp_module
 
     from django.core.mail.backends.smtp import EmailBackend
 
-    from reminders import mailer, outbox
+    from reminders import mailer, outbox_pg
 
     totals: dict[str, float] = {}
     targets: list[tuple[Any, str, str]] = [
-        (outbox, "digest_claim", "claim + last finish (renders meanwhile)"),
+        (outbox_pg, "claim_start", "send a claim (+ held finishes)"),
+        (mailer.ChunkState, "render_early", "render while it is on its way"),
         (mailer.DigestRenderer, "parts", "  render (shapes, names, signed links)"),
         (mailer.DigestWire, "message_bytes", "  compose MIME bytes"),
-        (smtp_module.SMTP, "sendmail", "SMTP sendmail"),
+        (outbox_pg.PendingClaim, "result", "wait for the claim's answer"),
+        (smtp_module.SMTP, "sendmail", "SMTP sendmail (next claim on its way)"),
         (EmailBackend, "send_messages", "Django email path (fallback only)"),
-        (outbox, "_digest_finish", "mark sent (UPDATE)"),
+        (outbox_pg, "finish", "hold the finish (no query)"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
 

@@ -11,12 +11,10 @@ each digest while its claim is on its way to the database.
 from __future__ import annotations
 
 import binascii
-import contextlib
 import email.policy
 import random
 import re
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email import quoprimime
@@ -218,23 +216,19 @@ class ChunkState:
     mailer: DigestMailer
     carried: CarriedFinish = field(default_factory=CarriedFinish)
 
-    def early_render(
-        self, *, digest_id: int, into: list[PreparedDigest]
-    ) -> Callable[[str], None] | None:
-        """What renders the digest while its claim is on its way (given the Message-ID the
-        claim will store), into `into`; a failure is left for the render after the claim, where
-        it is recorded."""
+    def render_early(self, *, digest_id: int, message_id: str) -> list[PreparedDigest]:
+        """The digest rendered while its claim is on its way (with the Message-ID the claim
+        stores unless the row has one), or nothing: a failure is left for the render after the
+        claim, where it is recorded. Touches neither the database nor the mail connection."""
         learner = self.learners.get(self.learner_of.get(digest_id, 0))
         content = self.contents.get(learner.pk) if learner else None
         if learner is None or content is None or content.first_schedule is None:
-            return None
-
-        def render(message_id: str) -> None:
-            with contextlib.suppress(Exception):
-                into.append(
-                    self.mailer.prepare(
-                        digest_id=digest_id, message_id=message_id, learner=learner, content=content
-                    )
+            return []
+        try:
+            return [
+                self.mailer.prepare(
+                    digest_id=digest_id, message_id=message_id, learner=learner, content=content
                 )
-
-        return render
+            ]
+        except Exception:
+            return []

@@ -8,24 +8,21 @@ of a send finds the row already claimed or sent.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.mail import mailers, make_msgid
+from django.core.mail import make_msgid
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
 from reminders import outbox_pg
-from reminders.mailer import ChunkState, DigestMailer, PreparedDigest
 from reminders.models import ReminderDigest
 from reminders.selectors import (
-    digests_content_for,
     digests_failed_retryable,
     digests_stale,
 )
@@ -110,18 +107,37 @@ def _message_domain() -> str:
     return urlsplit(settings.SITE_URL).hostname or "localhost"
 
 
-def digest_claim(
+class ClaimStarted(Protocol):
+    """A claim sent to the database, its answer still to read (on PostgreSQL), or already
+    answered (elsewhere)."""
+
+    digest_id: int
+    message_id: str
+
+    def result(self) -> ReminderDigest | None: ...
+
+
+@dataclass
+class _Answered:
+    digest_id: int
+    message_id: str
+    digest: ReminderDigest | None
+
+    def result(self) -> ReminderDigest | None:
+        return self.digest
+
+
+def digest_claim_start(
     *,
     digest_id: int,
     now: datetime,
     carried: outbox_pg.CarriedFinish | None = None,
-    meanwhile: Callable[[str], None] | None = None,
     stored_message_id: str = "",
-) -> ReminderDigest | None:
-    """Lock the row and move it to `sending`; None when it is sent, skipped, already being sent,
-    or locked by another worker right now (skip_locked: the other worker owns it). On
-    PostgreSQL, one statement, carrying the chunk's last finish if any, and `meanwhile` runs
-    (given the Message-ID the claim stores unless the row has one) while it is on its way.
+) -> ClaimStarted:
+    """Lock the row and move it to `sending`; its `result()` is None when it is sent, skipped,
+    already being sent, or locked by another worker right now (skip_locked: the other worker
+    owns it). On PostgreSQL, one statement, carrying the chunk's held finishes, sent without
+    waiting: until `result()`, the caller may do anything but use the database.
     `stored_message_id` is the row's, if the caller read it (a retry keeps it)."""
     # Generated once and kept: a resend carries the same Message-ID, so a mail client can fold
     # a duplicate.
@@ -129,12 +145,8 @@ def digest_claim(
         idstring=f"digest{digest_id}", domain=_message_domain()
     )
     if connection.vendor == "postgresql":
-        return outbox_pg.claim(
-            digest_id=digest_id,
-            now=now,
-            message_id=message_id,
-            carried=carried,
-            meanwhile=None if meanwhile is None else lambda: meanwhile(message_id),
+        return outbox_pg.claim_start(
+            digest_id=digest_id, now=now, message_id=message_id, carried=carried
         )
     with transaction.atomic():
         digest = (
@@ -143,72 +155,37 @@ def digest_claim(
             .first()
         )
         if digest is None:
-            return None
+            return _Answered(digest_id, message_id, None)
         digest.status = Status.SENDING
         digest.attempts += 1
         digest.message_id = digest.message_id or message_id
         _history(digest, status=Status.SENDING, now=now)
         digest.save(update_fields=["status", "attempts", "message_id", "history", "updated_at"])
-    return digest
+    return _Answered(digest_id, message_id, digest)
 
 
-def digest_send(
-    *, digest_id: int, now: datetime, chunk: ChunkState | None = None
-) -> ReminderDigest | None:
-    """Claim, render, send and mark sent. A chunk's digests share a `ChunkState`; within one,
-    each digest is rendered while its claim is on its way, and sent once the claim is back. A
-    send error marks the row failed with the reason and propagates (the task decides whether to
-    retry)."""
-    early: list[PreparedDigest] = []
-    carried = chunk.carried if chunk else None
-    meanwhile = chunk.early_render(digest_id=digest_id, into=early) if chunk else None
-    digest = digest_claim(
-        digest_id=digest_id,
-        now=now,
-        carried=carried,
-        meanwhile=meanwhile,
-        stored_message_id=chunk.message_ids.get(digest_id, "") if chunk else "",
-    )
-    if digest is None:
-        return None
-    learner = (chunk.learners if chunk else {}).get(digest.learner_id) or User.objects.get(
-        pk=digest.learner_id
-    )
-    try:
-        content = (chunk.contents if chunk else {}).get(learner.pk) or digests_content_for(
-            learner_ids=[learner.pk], now=now
-        )[learner.pk]
-        if not learner.reminders_enabled or content.first_schedule is None:
-            reason = "reminders switched off" if not learner.reminders_enabled else "nothing due"
-            return _digest_finish(
-                digest=digest, status=Status.SKIPPED, now=now, note=reason, carried=carried
-            )
-        mailer = chunk.mailer if chunk else DigestMailer(mailers.default)
-        try:
-            prepared = next(
-                (p for p in early if p.parts.headers["Message-ID"] == digest.message_id), None
-            ) or mailer.prepare(
-                digest_id=digest.pk,
-                message_id=digest.message_id,
-                learner=learner,
-                content=content,
-            )
-            mailer.deliver(prepared)
-        finally:
-            if chunk is None:
-                mailer.connection.close()
-    except Exception as exc:
-        digest_mark_failed(digest_id=digest.pk, reason=_reason(exc), now=now)
-        raise
-    digest.due_count = content.due_count
-    digest.first_item_id = content.first_schedule.item_id
-    digest.sent_at = timezone.now()
-    return _digest_finish(
-        digest=digest, status=Status.SENT, now=now, note=f"{content.due_count} due", carried=carried
-    )
+def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
+    """`digest_claim_start`, waited for."""
+    return digest_claim_start(digest_id=digest_id, now=now).result()
 
 
-def _digest_finish(
+def digest_release(*, digest_id: int) -> None:
+    """Undo the claim of a digest never handed to the mail server (a chunk claims one digest
+    ahead; the send before it failed): the row is as it was, for the task's retry."""
+    if connection.vendor == "postgresql":
+        outbox_pg.release(digest_id=digest_id)
+        return
+    with transaction.atomic():
+        digest = ReminderDigest.objects.select_for_update().filter(pk=digest_id).first()
+        if digest is None or digest.status != Status.SENDING:
+            return
+        digest.history = digest.history[:-1]
+        digest.status = digest.history[-1]["status"] if digest.history else Status.PENDING
+        digest.attempts -= 1
+        digest.save(update_fields=["status", "attempts", "history", "updated_at"])
+
+
+def digest_finish(
     *,
     digest: ReminderDigest,
     status: str,
@@ -237,7 +214,7 @@ def _digest_finish(
     return digest
 
 
-def _reason(exc: BaseException) -> str:
+def failure_reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:2000]
 
 

@@ -1,5 +1,11 @@
 """Sending a chunk of digests over one SMTP connection, each still claimed, sent and marked on
-its own row (the lock and the unique key give exactly one email per digest)."""
+its own row (the lock and the unique key give exactly one email per digest).
+
+While the mail server takes one digest, the next one's claim (carrying the finish of the digest
+sent before) is on its way to the database, so the two round trips overlap. A digest is handed
+to the mail server only once its own claim has come back; at most one more row is `sending`
+unsent at any time, and a crash leaves it to the outbox's recovery, which sends it once.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +16,26 @@ from datetime import datetime
 from django.core.mail import mailers
 from django.db import DatabaseError
 from django.db.models import F
+from django.utils import timezone
 
 from accounts.models import User
-from reminders.mailer import ChunkState, DigestMailer
-from reminders.outbox import digest_send
+from reminders.mailer import ChunkState, DigestMailer, PreparedDigest
+from reminders.models import ReminderDigest
+from reminders.outbox import (
+    ClaimStarted,
+    digest_claim,
+    digest_claim_start,
+    digest_finish,
+    digest_mark_failed,
+    digest_release,
+    failure_reason,
+)
 from reminders.outbox_pg import CarriedFinish
-from reminders.selectors import digests_content_for
+from reminders.selectors import DigestContent, digests_content_for
 
 logger = logging.getLogger(__name__)
+
+Status = ReminderDigest.Status
 
 
 @dataclass
@@ -49,29 +67,173 @@ def digests_send(*, digest_ids: list[int], now: datetime) -> ChunkResult:
     )
     result = ChunkResult()
     try:
+        ahead: ClaimStarted | None = None
         for position, digest_id in enumerate(digest_ids):
+            following = digest_ids[position + 1] if position + 1 < len(digest_ids) else None
             try:
-                digest = digest_send(digest_id=digest_id, now=now, chunk=chunk)
+                claimed = ahead or _claim_start(digest_id=digest_id, now=now, chunk=chunk)
+                ahead = None
+                status, ahead = _digest_send(
+                    claimed=claimed, following=following, now=now, chunk=chunk
+                )
             except Exception as exc:
                 result.unfinished = digest_ids[position:]
                 _flush_after_failure(chunk.carried)
                 raise SendInterrupted(result) from exc
-            result.statuses[digest_id] = digest.status if digest else "not claimed"
-        # Each sent digest's finish went to the database with the next claim; the last alone.
+            result.statuses[digest_id] = status
+        # Each sent digest's finish went to the database with a later claim; the last alone.
         chunk.carried.flush()
     finally:
         connection.close()
     return result
 
 
+def _claim_start(*, digest_id: int, now: datetime, chunk: ChunkState) -> ClaimStarted:
+    return digest_claim_start(
+        digest_id=digest_id,
+        now=now,
+        carried=chunk.carried,
+        stored_message_id=chunk.message_ids.get(digest_id, ""),
+    )
+
+
+def _digest_send(
+    *, claimed: ClaimStarted, following: int | None, now: datetime, chunk: ChunkState
+) -> tuple[str, ClaimStarted | None]:
+    """One digest of the chunk, its claim already on its way: render it meanwhile, then (once
+    the claim is back) send the next claim and hand this digest to the mail server. Its status,
+    and the next digest's claim if one was sent."""
+    early = chunk.render_early(digest_id=claimed.digest_id, message_id=claimed.message_id)
+    digest = claimed.result()
+    if digest is None:
+        return "not claimed", None
+    ready = digest_ready(digest=digest, now=now, chunk=chunk, early=early)
+    if ready is None:
+        return digest.status, None
+    ahead = _claim_ahead(digest_id=following, now=now, chunk=chunk)
+    try:
+        ready.mailer.deliver(ready.prepared)
+    except BaseException as exc:
+        if ahead is not None:
+            _give_back(ahead)
+        if isinstance(exc, Exception):
+            digest_mark_failed(digest_id=digest.pk, reason=failure_reason(exc), now=now)
+        raise
+    return digest_sent(ready=ready, now=now, carried=chunk.carried).status, ahead
+
+
+def _claim_ahead(*, digest_id: int | None, now: datetime, chunk: ChunkState) -> ClaimStarted | None:
+    """The next digest's claim, sent before this digest goes to the mail server; None at the
+    chunk's end, or if it could not be sent (it is tried again, and fails the chunk, in its
+    turn; the finishes it would have carried stay held)."""
+    if digest_id is None:
+        return None
+    try:
+        return _claim_start(digest_id=digest_id, now=now, chunk=chunk)
+    except DatabaseError:
+        logger.warning("could not claim digest %s ahead; claiming it in its turn", digest_id)
+        return None
+
+
+def _give_back(ahead: ClaimStarted) -> None:
+    """The send before a digest claimed ahead failed: read that claim's answer and undo it,
+    so the task's retry can claim it. Should the database refuse, the row stays `sending`
+    (never sent) and the outbox's recovery sends it later."""
+    try:
+        digest = ahead.result()
+        if digest is not None:
+            digest_release(digest_id=digest.pk)
+    except DatabaseError:
+        logger.exception("could not give back a digest claimed ahead of a failed send")
+
+
+@dataclass(frozen=True)
+class ReadyDigest:
+    """A claimed digest rendered and ready for the mail server."""
+
+    digest: ReminderDigest
+    prepared: PreparedDigest
+    content: DigestContent
+    mailer: DigestMailer
+
+
+def digest_ready(
+    *,
+    digest: ReminderDigest,
+    now: datetime,
+    chunk: ChunkState | None = None,
+    early: list[PreparedDigest] | None = None,
+) -> ReadyDigest | None:
+    """Render a claimed digest (or take the render done while its claim was on its way); None
+    when it is skipped instead (the learner switched reminders off, or nothing is due). A
+    render error marks the row failed with the reason and propagates."""
+    learner = (chunk.learners if chunk else {}).get(digest.learner_id) or User.objects.get(
+        pk=digest.learner_id
+    )
+    try:
+        content = (chunk.contents if chunk else {}).get(learner.pk) or digests_content_for(
+            learner_ids=[learner.pk], now=now
+        )[learner.pk]
+        if not learner.reminders_enabled or content.first_schedule is None:
+            reason = "reminders switched off" if not learner.reminders_enabled else "nothing due"
+            carried = chunk.carried if chunk else None
+            digest_finish(
+                digest=digest, status=Status.SKIPPED, now=now, note=reason, carried=carried
+            )
+            return None
+        mailer = chunk.mailer if chunk else DigestMailer(mailers.default)
+        prepared = next(
+            (p for p in early or [] if p.parts.headers["Message-ID"] == digest.message_id), None
+        ) or mailer.prepare(
+            digest_id=digest.pk, message_id=digest.message_id, learner=learner, content=content
+        )
+    except Exception as exc:
+        digest_mark_failed(digest_id=digest.pk, reason=failure_reason(exc), now=now)
+        raise
+    return ReadyDigest(digest, prepared, content, mailer)
+
+
+def digest_sent(
+    *, ready: ReadyDigest, now: datetime, carried: CarriedFinish | None = None
+) -> ReminderDigest:
+    """Mark a digest the mail server accepted as sent (held in `carried` within a chunk)."""
+    digest, content = ready.digest, ready.content
+    assert content.first_schedule is not None
+    digest.due_count = content.due_count
+    digest.first_item_id = content.first_schedule.item_id
+    digest.sent_at = timezone.now()
+    return digest_finish(
+        digest=digest, status=Status.SENT, now=now, note=f"{content.due_count} due", carried=carried
+    )
+
+
+def digest_send(*, digest_id: int, now: datetime) -> ReminderDigest | None:
+    """Claim, render, send and mark sent, over a connection of its own. A send error marks the
+    row failed with the reason and propagates (the task decides whether to retry)."""
+    digest = digest_claim(digest_id=digest_id, now=now)
+    if digest is None:
+        return None
+    ready = digest_ready(digest=digest, now=now)
+    if ready is None:
+        return digest
+    try:
+        ready.mailer.deliver(ready.prepared)
+    except Exception as exc:
+        digest_mark_failed(digest_id=digest.pk, reason=failure_reason(exc), now=now)
+        raise
+    finally:
+        ready.mailer.connection.close()
+    return digest_sent(ready=ready, now=now)
+
+
 def _flush_after_failure(carried: CarriedFinish) -> None:
-    """Write the finish of the last digest sent if the failed step did not (a failed claim
-    that carried it); if the database refuses that too, the row stays `sending` and the
-    outbox's recovery resends it later, with its Message-ID."""
+    """Write the finishes of the digests sent if the failed step did not (a failed claim that
+    carried them); if the database refuses that too, the rows stay `sending` and the outbox's
+    recovery resends them later, with their Message-IDs."""
     try:
         carried.flush()
     except DatabaseError:
-        logger.exception("could not mark the chunk's last sent digest")
+        logger.exception("could not mark the chunk's last sent digests")
 
 
 class SendInterrupted(Exception):

@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from courses.models import Enrollment
 from reminders.models import ReminderDigest
-from reminders.outbox import digest_mark_failed, digest_send
+from reminders.outbox import digest_mark_failed
 from reminders.scan import digests_scan
+from reminders.sending import digest_send
 from reminders.tasks import send_digests
 from tests.factories import ChoiceFactory, EnrollmentFactory, QuizItemFactory, RecallScheduleFactory
 from tests.reminders.factories import learner_due

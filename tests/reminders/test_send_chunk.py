@@ -1,9 +1,10 @@
-"""A chunk's sends on PostgreSQL in autocommit (as a worker runs them): each sent digest's finish
-travels to the database with the next digest's claim, one statement per digest, and is not lost
-when that statement fails."""
+"""A chunk's sends on PostgreSQL in autocommit (as a worker runs them): each digest's claim goes
+to the database while the digest before it is with the mail server, carrying the finish of the
+one sent before that: one statement per digest, and no finish lost when that statement fails."""
 
 from __future__ import annotations
 
+import smtplib
 from datetime import timedelta
 
 import pytest
@@ -15,8 +16,9 @@ from django.utils import timezone
 from reminders import outbox_pg
 from reminders.mailer import DigestMailer
 from reminders.models import ReminderDigest
-from reminders.sending import digests_send
+from reminders.sending import SendInterrupted, digests_send
 from tests.reminders.factories import learner_due
+from tests.reminders.worker import SMTPRecorder, SMTPServer
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -36,15 +38,21 @@ def pending_digests(n: int) -> list[int]:
 
 
 def test_a_chunk_takes_one_statement_per_digest() -> None:
-    """Five digests: the chunk's reads, five claims (the last four each with the previous
-    digest's finish in the same statement), and the last finish alone."""
+    """Five digests: the chunk's reads, five claims (the last three each with the finish of the
+    digest two before, sent while the one between was with the mail server), and the last two
+    finishes together."""
     ids = pending_digests(5)
     with CaptureQueriesContext(connection) as queries:
         result = digests_send(digest_ids=ids, now=timezone.now())
     assert result.statuses == {pk: Status.SENT for pk in ids}
     assert len(queries.captured_queries) == CHUNK_READS + len(ids) + 1
-    carried = [q["sql"] for q in queries.captured_queries if "WITH finished AS" in q["sql"]]
-    assert len(carried) == len(ids) - 1
+    statements = [q["sql"] for q in queries.captured_queries[CHUNK_READS:]]
+    claims = [sql for sql in statements if "RETURNING" in sql]
+    assert len(claims) == len(ids)
+    assert [sql.count("finished0 AS") for sql in claims] == [0, 0, 1, 1, 1]
+    for claim, finished in zip(claims[2:], ids, strict=False):
+        assert f"WHERE id = {finished})" in claim  # the finish of the digest two before
+    assert statements[-1].count("UPDATE") == 2  # the last two finishes, in one statement
     assert len(mail.outbox) == 5
     for digest in ReminderDigest.objects.filter(pk__in=ids):
         assert digest.status == Status.SENT
@@ -77,7 +85,7 @@ def test_a_failed_claim_keeps_the_finish_it_carried() -> None:
     assert ReminderDigest.objects.get(pk=second).status == Status.PENDING
     carried.flush()
     assert ReminderDigest.objects.get(pk=first).status == Status.SENT
-    assert carried.params is None
+    assert carried.held == []
 
 
 def test_a_claim_that_takes_no_row_still_commits_the_finish_it_carried() -> None:
@@ -118,3 +126,40 @@ def test_each_digest_is_rendered_once_while_its_claim_is_on_its_way(monkeypatch)
     sent = {m.extra_headers["X-Recall-Digest"]: m.extra_headers["Message-ID"] for m in mail.outbox}
     assert sent[str(retried)] == "<kept@example.com>"
     assert sent[str(first)] == ReminderDigest.objects.get(pk=first).message_id
+
+
+def test_a_refused_send_mid_chunk_gives_back_the_digest_claimed_ahead(settings) -> None:  # type: ignore[no-untyped-def]
+    """The mail server refuses the second of three digests while the third's claim is on its
+    way: the first is sent, the second failed with the server's reply, the third is as it was
+    before its claim (pending, no attempt), and the task's retry of the two sends each once."""
+    first, second, third = pending_digests(3)
+    recorder = SMTPRecorder(refuse=["250 2.0.0 OK", "451 4.3.0 Try again later"])
+    with SMTPServer(recorder) as server:
+        settings.MAILERS = {
+            "default": {
+                "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+                "OPTIONS": {"host": "127.0.0.1", "port": server.port, "timeout": 30},
+            }
+        }
+        with pytest.raises(SendInterrupted) as interrupted:
+            digests_send(digest_ids=[first, second, third], now=timezone.now())
+        assert isinstance(interrupted.value.__cause__, smtplib.SMTPDataError)
+        assert interrupted.value.result.statuses == {first: Status.SENT}
+        assert interrupted.value.result.unfinished == [second, third]
+        rows = ReminderDigest.objects.in_bulk([first, second, third])
+        assert rows[first].status == Status.SENT
+        assert rows[second].status == Status.FAILED
+        assert "451" in rows[second].last_error
+        assert (rows[third].status, rows[third].attempts, rows[third].history) == (
+            Status.PENDING,
+            0,
+            [],
+        )
+
+        recorder.refuse = []
+        result = digests_send(digest_ids=[second, third], now=timezone.now())
+    assert result.statuses == {second: Status.SENT, third: Status.SENT}
+    assert sorted(len(r.to) for r in recorder.received) == [1, 1]
+    rows = ReminderDigest.objects.in_bulk([second, third])
+    assert (rows[second].attempts, rows[third].attempts) == (2, 1)
+    assert [h["status"] for h in rows[third].history] == ["sending", "sent"]
