@@ -110,8 +110,8 @@ def reviewed_items_for(*, learner: User, recent: int = 10, leeches: int = 50) ->
     """The learner's suspended leeches and most recently graded items, latest first (one
     query: leeches sort first)."""
     rows = _REVIEWED_ITEMS.rows(learner_id=learner.pk, limit=leeches + recent)
-    items = [ReviewedItem(*row) for row in rows]
+    # Only the rows shown become items (most learners have no leech: ten of sixty rows).
     return ReviewedItems(
-        leeches=[i for i in items if i.suspended][:leeches],
-        recent=[i for i in items if not i.suspended][:recent],
+        leeches=[ReviewedItem(*row) for row in [r for r in rows if r[4]][:leeches]],
+        recent=[ReviewedItem(*row) for row in [r for r in rows if not r[4]][:recent]],
     )

@@ -132,8 +132,8 @@ def retention_history_for(
 
 
 def learner_stats(*, learner: User, now: datetime) -> LearnerStats:
-    """Everything on the learner's statistics page but the item lists: four queries (due days,
-    review days, modules, their strength)."""
+    """Everything on the learner's statistics page but the item lists: three queries (due days,
+    review days, modules with their strength)."""
     _start, _end, today = learner_today(learner, now)
     forecast, due_now, due_today = forecast_and_due_for(learner=learner, now=now)
     reviews = review_days_for(learner=learner, now=now)

@@ -419,9 +419,9 @@ def test_stats_page_runs_a_constant_number_of_queries(client, learner):
         schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=1, now=NOW)
     assert queries() == small
     # Session, user, the due days (forecast and due counts), the review days (streak, mature
-    # reviews, history), modules, strength, courses taught, recently reviewed items (13 before
-    # the per-day reads were merged; the role is kept in the session).
-    assert small <= 8
+    # reviews, history), modules with their strength, courses taught, recently reviewed items
+    # (13 before the per-day reads were merged; the role is kept in the session).
+    assert small <= 7
 
 
 def test_retention_history_weeks_are_the_learners_local_weeks():

@@ -131,7 +131,7 @@ def test_learner_stats_match_the_former_queries(seed: int, django_assert_max_num
     _seed(rng, learner, items, now)
     _seed(rng, UserFactory(), items, now)  # another learner's cards and reviews never count
 
-    with django_assert_max_num_queries(4):
+    with django_assert_max_num_queries(3):
         stats = learner_stats(learner=learner, now=now)
 
     today = local_day_bounds(learner=learner, now=now)[0].date()
