@@ -63,14 +63,17 @@ class BarChart:
     # The bars and the figures table are written here rather than in a template loop, with the
     # escaping format_html applies (html.escape of every text; numbers need none) at a fraction
     # of its cost: format_html per bar was most of a chart's time.
-    def bars_svg(self) -> SafeString:
+    def _texts(self) -> list[tuple[str, str]]:
+        """Each bar's label and value text, escaped (once for the bars and the table)."""
+        return [(escape(bar.label), escape(bar.value_text)) for bar in self.bars]
+
+    def bars_svg(self, texts: list[tuple[str, str]] | None = None) -> SafeString:
         label_y = self.height - 4
         parts = []
-        for bar in self.bars:
-            label = escape(bar.label)
+        for bar, (label, value) in zip(self.bars, texts or self._texts(), strict=True):
             parts.append(
                 f'<rect class="chart-bar" x="{bar.x}" y="{bar.y}" width="{bar.width}" '
-                f'height="{bar.height}"><title>{label}: {escape(bar.value_text)}</title></rect>'
+                f'height="{bar.height}"><title>{label}: {value}</title></rect>'
                 + (
                     f'<text x="{bar.label_x}" y="{label_y}" text-anchor="{escape(bar.label_anchor)}"'
                     f">{label}</text>"
@@ -80,11 +83,11 @@ class BarChart:
             )
         return mark_safe("\n".join(parts))
 
-    def rows_html(self) -> SafeString:
+    def rows_html(self, texts: list[tuple[str, str]] | None = None) -> SafeString:
         return mark_safe(
             "".join(
-                f'<tr><th scope="row">{escape(bar.label)}</th><td>{escape(bar.value_text)}</td></tr>'
-                for bar in self.bars
+                f'<tr><th scope="row">{label}</th><td>{value}</td></tr>'
+                for label, value in texts or self._texts()
             )
         )
 
@@ -93,6 +96,7 @@ def figure_html(chart: BarChart, chart_id: str, empty_text: str) -> SafeString:
     """The chart as _bar_chart.html lays it out: the SVG figure with its caption, then the
     figures table. Texts escaped and numbers localized as the template's variables were."""
     cid, title = conditional_escape(chart_id), conditional_escape(chart.title)
+    texts = chart._texts()
     width, height = localize(chart.width), localize(chart.height)
     left, base = localize(chart.plot_left), localize(chart.baseline_y)
     label_x = localize(chart.plot_left - 4)
@@ -110,7 +114,7 @@ def figure_html(chart: BarChart, chart_id: str, empty_text: str) -> SafeString:
         f'<text class="axis-label" x="{label_x}" y="14" text-anchor="end">'
         f"{conditional_escape(chart.max_label)}</text>\n"
         f'<text class="axis-label" x="{label_x}" y="{base}" text-anchor="end">0</text>\n'
-        f"{chart.bars_svg()}\n</svg>\n"
+        f"{chart.bars_svg(texts)}\n</svg>\n"
         f'<figcaption id="{cid}-caption" class="help">{title}.{empty} The figures are in the '
         "table below.</figcaption>\n</figure>\n"
         f'<details class="chart-data" data-testid="{cid}-data">\n'
@@ -118,7 +122,7 @@ def figure_html(chart: BarChart, chart_id: str, empty_text: str) -> SafeString:
         f'<div class="table-wrap"><table aria-label="{title}">\n'
         f'<thead><tr><th scope="col">{conditional_escape(chart.label_heading)}</th>'
         f'<th scope="col">{conditional_escape(chart.value_heading)}</th></tr></thead>\n'
-        f"<tbody>\n{chart.rows_html()}\n</tbody>\n</table></div>\n</details>\n"
+        f"<tbody>\n{chart.rows_html(texts)}\n</tbody>\n</table></div>\n</details>\n"
     )
 
 

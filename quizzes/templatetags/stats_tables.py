@@ -16,7 +16,7 @@ from django.utils.dates import MONTHS_3
 from django.utils.formats import get_format
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
-from django.utils.timezone import localtime
+from django.utils.timezone import get_current_timezone
 
 from quizzes.charts import BarChart, figure_html
 from quizzes.selectors.history import ReviewedItem
@@ -71,10 +71,20 @@ def strength_rows(modules: Iterable[ModuleStrength]) -> SafeString:
 _SENTINEL = 987_654_321_012
 
 
-def _day_month(moment: datetime) -> str:
-    """The `date:"j M"` filter of an aware moment, in the current time zone."""
-    local = localtime(moment)
-    return f"{local.day} {MONTHS_3[local.month].title()}"
+class _DayMonth:
+    """The `date:"j M"` filter of aware moments, in the time zone current when made: the zone
+    and each month's name looked up once per list rather than once per item."""
+
+    def __init__(self) -> None:
+        self._zone = get_current_timezone()
+        self._months: dict[int, str] = {}
+
+    def __call__(self, moment: datetime) -> str:
+        local = moment.astimezone(self._zone)
+        name = self._months.get(local.month)
+        if name is None:
+            name = self._months[local.month] = str(MONTHS_3[local.month]).title()
+        return f"{local.day} {name}"
 
 
 @register.simple_tag
@@ -82,11 +92,12 @@ def recent_items(entries: Iterable[ReviewedItem]) -> SafeString:
     """One list item per recently reviewed item: its history link, its prompt cut to 14 words
     and the day of its last review (in the learner's zone)."""
     before, after = reverse("quizzes:item_history", args=[_SENTINEL]).split(str(_SENTINEL))
+    day_month = _DayMonth()
     return mark_safe(
         "".join(
             f'<li><a href="{escape(f"{before}{int(e.item_id)}{after}")}">'
             f"{escape(Truncator(e.prompt).words(14, truncate=' …'))}</a> "
-            f'<span class="help">{escape(_day_month(e.last_reviewed_at))}</span></li>\n'
+            f'<span class="help">{escape(day_month(e.last_reviewed_at))}</span></li>\n'
             for e in entries
         )
     )
