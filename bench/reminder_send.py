@@ -191,6 +191,8 @@ def main() -> int:
         )
         per = len(queries.captured_queries) / len(sample)
         print(f"  queries per digest                 {per:>10.1f}   over {len(sample)} digests")
+        # A claim's time runs from its sending to its answer's reading: the SMTP exchange of the
+        # digest before it is inside.
         print(f"  query time per digest (captured)   {db_seconds * 1000 / len(sample):>10.2f} ms")
         print("    by kind: " + ", ".join(f"{k} {v / len(sample):.1f}" for k, v in shapes.items()))
         print("  the chunk's first queries (the learners, then one digest's), ms:")

@@ -19,7 +19,7 @@ from datetime import date, datetime
 from typing import Any
 
 import psycopg
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from reminders.models import ReminderDigest
@@ -131,12 +131,16 @@ class PendingClaim:
         try:
             with connection.wrap_database_errors:
                 row = statement_answer(connection.connection.pgconn)
-        except BaseException:
+        except BaseException as exc:
             if self.carried is not None:
                 self.carried.put_back(self.finishes)
+            if not isinstance(exc, DatabaseError):
+                # Interrupted (a time limit) with the answer unread, which would block every
+                # later query: close the connection; the statement still runs to its end.
+                connection.close()
             raise
         finally:
-            if connection.queries_logged:
+            if connection.queries_logged and connection.connection is not None:
                 duration = time.perf_counter() - self.started
                 # As Django's cursor logs it: the statement with its values.
                 sql = psycopg.ClientCursor(connection.connection).mogrify(self.sql, self.params)
