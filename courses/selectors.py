@@ -151,21 +151,31 @@ def course_progress_for(*, course: Course, user: User) -> CourseProgress:
     return CourseProgress(course=course, modules=module_entries, lessons=entries)
 
 
-def courses_taught_by(*, user: User) -> QuerySet[Course]:
-    """Courses the user teaches (an instructor enrolment), or every course for staff."""
+def courses_taught_only(*, user: User) -> QuerySet[Course]:
+    """Courses the user teaches (an instructor enrolment), or every course for staff, by title;
+    no counts (a learner's statistics page asks this of every visitor)."""
     courses = Course.objects.all()
     if not user.is_staff:
         # A subquery, not a join: a join on enrollments here would also narrow the counts below.
         taught = Enrollment.objects.filter(user=user, role=Enrollment.Role.INSTRUCTOR)
         courses = courses.filter(pk__in=taught.values("course_id"))
-    return courses.annotate(
-        learner_count=Count(
-            "enrollments",
-            filter=Q(enrollments__role=Enrollment.Role.LEARNER),
-            distinct=True,
-        ),
-        lesson_count=Count("modules__lessons", distinct=True),
-    ).order_by("title")
+    return courses.order_by("title")
+
+
+def courses_taught_by(*, user: User) -> QuerySet[Course]:
+    """Courses the user teaches, with their learner and lesson counts."""
+    return (
+        courses_taught_only(user=user)
+        .annotate(
+            learner_count=Count(
+                "enrollments",
+                filter=Q(enrollments__role=Enrollment.Role.LEARNER),
+                distinct=True,
+            ),
+            lesson_count=Count("modules__lessons", distinct=True),
+        )
+        .order_by("title")
+    )
 
 
 def course_taught_by(*, slug: str, user: User) -> Course:

@@ -14,7 +14,7 @@ from django.db.models.functions import TruncDate, TruncWeek
 from accounts.local_day import local_date_expression
 from accounts.models import User
 from courses.models import Course
-from courses.selectors import courses_taught_by
+from courses.selectors import courses_taught_only
 from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.selectors.prepared import PreparedQuery
 from quizzes.selectors.stats_days import (
@@ -153,14 +153,14 @@ def learner_stats(*, learner: User, now: datetime) -> LearnerStats:
 
 def _taught_queryset(*, user_id: int, is_staff: bool) -> QuerySet[Any]:
     user = User(pk=user_id, is_staff=is_staff)
-    return courses_taught_by(user=user).values_list("id", "slug", "title")
+    return courses_taught_only(user=user).values_list("id", "slug", "title")
 
 
 _TAUGHT = PreparedQuery(_taught_queryset, fixed=("is_staff",))
 
 
 def taught_courses_for(*, user: User) -> list[Course]:
-    """The courses the user teaches (`courses_taught_by`), their slug and title only: one
+    """The courses the user teaches (`courses_taught_only`), their slug and title only: one
     prepared query."""
     db = connection.alias
     rows = _TAUGHT.rows(user_id=user.pk, is_staff=user.is_staff)

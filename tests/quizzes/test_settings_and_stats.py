@@ -446,3 +446,27 @@ def test_retention_history_weeks_are_the_learners_local_weeks():
     }
     assert weeks[datetime(2026, 6, 8).date()] == (1, 1)
     assert weeks[datetime(2026, 6, 1).date()] == (1, 0)
+
+
+def test_stats_page_lists_only_the_courses_the_user_teaches(client, instructor, learner):
+    """The "Courses you teach" links: an instructor's own courses by title, not another's, once
+    each however many learners and lessons they hold; staff see every course; a learner none."""
+    mine_b, mine_a, other = (CourseFactory(title=t) for t in ("Beta", "Alpha", "Gamma"))
+    for course in (mine_a, mine_b):
+        EnrollmentFactory(course=course, user=instructor, role="instructor")
+        for _ in range(2):
+            EnrollmentFactory(course=course)
+    EnrollmentFactory(course=other, user=UserFactory(), role="instructor")
+    EnrollmentFactory(course=other, user=learner)
+
+    def taught_links(user):  # type: ignore[no-untyped-def]
+        client.force_login(user)
+        html = client.get(reverse("quizzes:stats")).content.decode()
+        return [c.title for c in Course.objects.order_by("title") if f"Recall in {c.title}" in html]
+
+    assert taught_links(instructor) == ["Alpha", "Beta"]
+    html = client.get(reverse("quizzes:stats")).content.decode()
+    assert html.index("Recall in Alpha") < html.index("Recall in Beta")
+    assert html.count("Recall in Alpha") == 1
+    assert taught_links(learner) == []
+    assert taught_links(UserFactory(is_staff=True)) == ["Alpha", "Beta", "Gamma"]
