@@ -17,8 +17,15 @@ from psycopg import pq
 
 
 def _wait(pgconn: pq.abc.PGconn, *, write: bool = False) -> None:
+    """Until the socket can be read (or written). poll, not select: a worker holding many files
+    gets a socket numbered past 1,023, which select() refuses."""
     fd = pgconn.socket
-    select.select([] if write else [fd], [fd] if write else [], [])
+    if not hasattr(select, "poll"):  # Windows, whose select() takes any socket
+        select.select([] if write else [fd], [fd] if write else [], [])
+        return
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT if write else select.POLLIN)
+    poller.poll()
 
 
 @functools.cache

@@ -4,6 +4,7 @@ one sent before that: one statement per digest, and no finish lost when that sta
 
 from __future__ import annotations
 
+import os
 import smtplib
 from datetime import timedelta
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 from reminders import outbox_pg
 from reminders.mailer import DigestMailer
 from reminders.models import ReminderDigest
+from reminders.pg_statement import statement_answer, statement_send
 from reminders.sending import SendInterrupted, digests_send
 from tests.reminders.factories import learner_due
 from tests.reminders.worker import SMTPRecorder, SMTPServer
@@ -163,3 +165,27 @@ def test_a_refused_send_mid_chunk_gives_back_the_digest_claimed_ahead(settings) 
     rows = ReminderDigest.objects.in_bulk([second, third])
     assert (rows[second].attempts, rows[third].attempts) == (2, 1)
     assert [h["status"] for h in rows[third].history] == ["sending", "sent"]
+
+
+def test_an_answer_is_waited_for_on_a_database_socket_numbered_past_1023() -> None:
+    """A worker holding many files (sockets, logs) gets a database socket numbered past 1,023,
+    where `select()` cannot wait: a claim still running when its answer is read is waited for
+    all the same, and a chunk sends every digest."""
+    ids = pending_digests(3)
+    held: list[int] = []
+    connection.close()  # the next connection takes the lowest free number: past the held ones
+    try:
+        while len(held) < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        connection.ensure_connection()
+        assert connection.connection is not None
+        pgconn = connection.connection.pgconn
+        assert pgconn.socket > 1023
+        statement_send(pgconn, "SELECT pg_sleep(%s), %s", [0.2, "slept"])
+        assert statement_answer(pgconn) == ["", "slept"]
+        result = digests_send(digest_ids=ids, now=timezone.now())
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert result.statuses == {pk: Status.SENT for pk in ids}
+    assert len(mail.outbox) == 3
