@@ -1,0 +1,131 @@
+"""Benchmark: where each web page's time goes, inside one gunicorn worker.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/anything REDIS_URL=redis://127.0.0.1:6379/N \\
+        .venv/bin/python bench/web_breakdown.py [--learners 300] [--seconds 4]
+
+The same throwaway database, seed, request files and production server as bench/web.py, but one
+sync worker, wrk at concurrency 1, and a bench-only middleware (bench/_web_timing.py) that adds up
+per path the time inside Django, the worker's user CPU, and each SQL statement's round trip as
+Django's execute wrapper sees it. Prints per request: server time, Python CPU, statements and
+their time, then each page's statements by kind with their mean round trip, beside the bare
+view's. wrk's own requests/s are printed too, as in bench/web.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import urllib.request
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_db import drop_database, skip_unless_postgres, use_throwaway_database
+from web import free_port, production_env, start_server, write_request_files, wrk
+
+PATHS = ("bare", "GET /review/", "reveal", "POST /review/grade/", "lesson", "/review/stats/")
+
+
+def timing(url: str, *, reset: bool) -> dict[str, object]:
+    request = urllib.request.Request(
+        f"{url}/bench/timing/{'?reset=1' if reset else ''}",
+        headers={"X-Forwarded-Proto": "https"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        data: dict[str, object] = json.load(answer)
+        return data
+
+
+def main() -> int:
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=300)
+    parser.add_argument("--seconds", type=int, default=4, help="length of each wrk run")
+    args = parser.parse_args()
+    for name, value, low, high in (
+        ("--learners", args.learners, 20, 100_000),
+        ("--seconds", args.seconds, 1, 120),
+    ):
+        if not low <= value <= high:
+            parser.error(f"{name} must be between {low} and {high}")
+    skip_unless_postgres()
+    if not shutil.which("wrk"):
+        print("skipped: needs wrk (`make bench-tools` installs it)")
+        return 0
+    port = free_port()
+    env = production_env(port)
+    env["DJANGO_SETTINGS_MODULE"] = "_web_timing_settings"
+    env["WEB_CONCURRENCY"] = "1"
+    os.environ.update({k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"})
+    os.environ["DJANGO_SETTINGS_MODULE"] = "_web_settings"
+    name = f"bench_web_breakdown_{datetime.now(UTC):%Y%m%d%H%M%S}_{os.getpid()}"
+    with tempfile.TemporaryDirectory(prefix="bench_web_breakdown_") as tmp:
+        os.environ["STATIC_ROOT"] = env["STATIC_ROOT"] = str(Path(tmp) / "static")
+        use_throwaway_database(name)
+        env["DATABASE_URL"] = os.environ["DATABASE_URL"]
+        try:
+            return run(args, port, env, Path(tmp))
+        finally:
+            drop_database(name)
+
+
+def run(args: argparse.Namespace, port: int, env: dict[str, str], folder: Path) -> int:
+    from _web_seed import seed
+    from django.core.management import call_command
+    from django.db import connection
+
+    seed(learners=args.learners, schedules_per_learner=321, logs_per_schedule=2,
+         now=datetime.now(UTC))  # fmt: skip
+    call_command("collectstatic", interactive=False, verbosity=0)
+    files = write_request_files(folder, port=port, learners=args.learners)
+    connection.close()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(port, env)
+    try:
+        for file, once in files.values():  # warm the worker's templates and statements
+            if not once:
+                wrk(url, file, connections=1, seconds=1, max_requests=30, once=False)
+        print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; one gunicorn sync worker, wrk at c = 1, "
+              f"{args.seconds} s a path; {os.cpu_count()} cores, load average "
+              f"{os.getloadavg()[0]:.2f}\n")  # fmt: skip
+        print(f"{'path':<22}{'wrk req/s':>10}{'server ms':>11}{'Python CPU':>12}"
+              f"{'statements':>12}{'in them ms':>12}")  # fmt: skip
+        kinds: dict[str, list[tuple[str, float, float]]] = {}
+        for label in PATHS:
+            file, once = files[label]
+            timing(url, reset=True)
+            rate = wrk(url, file, connections=1, seconds=args.seconds, max_requests=20_000,
+                       once=once)  # fmt: skip
+            data = timing(url, reset=True)
+            paths: dict[str, list[float]] = data["paths"]  # type: ignore[assignment]
+            requests, wall, cpu, statements, in_statements = (
+                sum(v[n] for v in paths.values()) for n in range(5)
+            )
+            per = max(requests, 1)
+            print(f"{label:<22}{rate:>10.0f}{wall / per * 1000:>11.2f}{cpu / per * 1000:>12.2f}"
+                  f"{statements / per:>12.1f}{in_statements / per * 1000:>12.2f}")  # fmt: skip
+            by_kind: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+            for _, kind, count, seconds in data["statements"]:  # type: ignore[attr-defined]
+                by_kind[kind][0] += count
+                by_kind[kind][1] += seconds
+            kinds[label] = sorted(
+                ((kind, n / per, s / n * 1000) for kind, (n, s) in by_kind.items()),
+                key=lambda row: -row[1] * row[2],
+            )
+        print("\nStatements per request: kind, how many, mean round trip in ms")
+        for label, rows in kinds.items():
+            cells = "; ".join(f"{kind} {n:.1f} × {ms:.2f}" for kind, n, ms in rows)
+            print(f"  {label}: {cells}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
