@@ -184,7 +184,7 @@ def replay(rows: list[tuple[int, int, datetime, int | None]]) -> int:
         print("  " + line)
     print(
         f"throughput: {len(rows) / elapsed:,.0f} grades/s ({elapsed * 1000 / len(rows):.2f} ms per grade, "
-        "each a transaction with a row lock)"
+        "each the schedule read, then its compare-and-swap write with the log)"
     )
     return 1 if mismatches else 0
 

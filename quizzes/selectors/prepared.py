@@ -113,10 +113,12 @@ class PreparedQuery:
         sql, params, converters = compiled
         _, back = _stand_ins(swapped, fixed)
         bound = [back.get(p, p) if type(p) in _SWAPPED else p for p in params]
-        return list(_converted(_execute(sql, bound), converters))
+        return list(_converted(execute_prepared(sql, bound), converters))
 
 
-def _execute(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+def execute_prepared(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """Run `sql` (with %s placeholders) on PostgreSQL with server-side binding, prepared once per
+    connection; its rows as psycopg gives them (no field converters)."""
     import psycopg
 
     connection.ensure_connection()
