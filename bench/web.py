@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -196,23 +197,40 @@ def main() -> int:
     ):
         if not low <= value <= high:
             parser.error(f"{name} must be between {low} and {high}")
+    return with_server_database("web", lambda port, env, folder: run(args, port, env, folder),
+                                keep=args.keep)  # fmt: skip
+
+
+def with_server_database(
+    stem: str,
+    body: Callable[[int, dict[str, str], Path], int],
+    *,
+    keep: bool = False,
+    server_env: dict[str, str] | None = None,
+) -> int:
+    """Run `body(port, server env, scratch folder)` with Django set up on a throwaway database
+    (`bench_<stem>_<time>_<pid>`, dropped afterwards unless `keep`) and the production server's
+    environment (`server_env` added to it); exits 0 with a line when PostgreSQL or wrk is
+    missing."""
     skip_unless_postgres()
     if not shutil.which("wrk"):
         print("skipped: needs wrk (`make bench-tools` installs it)")
         return 0
     port = free_port()
-    env = production_env(port)
-    os.environ.update({k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"})
+    env = {**production_env(port), **(server_env or {})}
+    os.environ.update(
+        {k: v for k, v in env.items() if k not in {"DJANGO_SETTINGS_MODULE", "WEB_CONCURRENCY"}}
+    )
     os.environ["DJANGO_SETTINGS_MODULE"] = "_web_settings"
-    name = f"bench_web_{datetime.now(UTC):%Y%m%d%H%M%S}_{os.getpid()}"
-    with tempfile.TemporaryDirectory(prefix="bench_web_") as tmp:
+    name = f"bench_{stem}_{datetime.now(UTC):%Y%m%d%H%M%S}_{os.getpid()}"
+    with tempfile.TemporaryDirectory(prefix=f"bench_{stem}_") as tmp:
         os.environ["STATIC_ROOT"] = env["STATIC_ROOT"] = str(Path(tmp) / "static")
         use_throwaway_database(name)
         env["DATABASE_URL"] = os.environ["DATABASE_URL"]
         try:
-            return run(args, port, env, Path(tmp))
+            return body(port, env, Path(tmp))
         finally:
-            if not args.keep:
+            if not keep:
                 drop_database(name)
 
 

@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 import urllib.request
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _bench_db import drop_database, skip_unless_postgres, use_throwaway_database
-from web import free_port, production_env, start_server, write_request_files, wrk
+from web import start_server, with_server_database, write_request_files, wrk
 
 PATHS = ("bare", "GET /review/", "reveal", "POST /review/grade/", "lesson", "/review/stats/")
 
@@ -53,25 +50,11 @@ def main() -> int:
     ):
         if not low <= value <= high:
             parser.error(f"{name} must be between {low} and {high}")
-    skip_unless_postgres()
-    if not shutil.which("wrk"):
-        print("skipped: needs wrk (`make bench-tools` installs it)")
-        return 0
-    port = free_port()
-    env = production_env(port)
-    env["DJANGO_SETTINGS_MODULE"] = "_web_timing_settings"
-    env["WEB_CONCURRENCY"] = "1"
-    os.environ.update({k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"})
-    os.environ["DJANGO_SETTINGS_MODULE"] = "_web_settings"
-    name = f"bench_web_breakdown_{datetime.now(UTC):%Y%m%d%H%M%S}_{os.getpid()}"
-    with tempfile.TemporaryDirectory(prefix="bench_web_breakdown_") as tmp:
-        os.environ["STATIC_ROOT"] = env["STATIC_ROOT"] = str(Path(tmp) / "static")
-        use_throwaway_database(name)
-        env["DATABASE_URL"] = os.environ["DATABASE_URL"]
-        try:
-            return run(args, port, env, Path(tmp))
-        finally:
-            drop_database(name)
+    return with_server_database(
+        "web_breakdown",
+        lambda port, env, folder: run(args, port, env, folder),
+        server_env={"DJANGO_SETTINGS_MODULE": "_web_timing_settings", "WEB_CONCURRENCY": "1"},
+    )
 
 
 def run(args: argparse.Namespace, port: int, env: dict[str, str], folder: Path) -> int:
