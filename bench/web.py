@@ -218,9 +218,7 @@ def with_server_database(
         return 0
     port = free_port()
     env = {**production_env(port), **(server_env or {})}
-    os.environ.update(
-        {k: v for k, v in env.items() if k not in {"DJANGO_SETTINGS_MODULE", "WEB_CONCURRENCY"}}
-    )
+    os.environ.update({k: v for k, v in env.items() if k != "DJANGO_SETTINGS_MODULE"})
     os.environ["DJANGO_SETTINGS_MODULE"] = "_web_settings"
     name = f"bench_{stem}_{datetime.now(UTC):%Y%m%d%H%M%S}_{os.getpid()}"
     with tempfile.TemporaryDirectory(prefix=f"bench_{stem}_") as tmp:

@@ -1,7 +1,8 @@
 """Single-row writes whose SQL text is built once per process: on a grade, compiling an INSERT
 and an UPDATE through the ORM cost more than running them, and on PostgreSQL the two go as one
-statement, prepared once per connection. The values are what `save()` would
-write (each field's pre_save, then get_db_prep_save); only the statement is reused."""
+statement, prepared once per connection (parsing and planning it cost as much as running it).
+The values are what `save()` would write (each field's pre_save, then get_db_prep_save); only the
+statement is reused."""
 
 from __future__ import annotations
 
@@ -102,7 +103,6 @@ def row_swap(obj: Model, names: tuple[str, ...], *, held: dict[str, Any], log: M
     sql, logged = _swap_sql(model, names, tuple(held), type(log), connection.vendor)
     log_fields = sorted(_fields(type(log), logged), key=lambda f: logged.index(f.name))
     log_values = [f.get_db_prep_save(f.pre_save(log, True), connection) for f in log_fields]
-    # Prepared once per connection: parsing and planning the statement cost as much as running it.
     rows = execute_prepared(sql, [*values, obj.pk, *expected, *log_values])
     if not rows:
         return False
