@@ -106,6 +106,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # The review pages' statements are prepared (quizzes/selectors/prepared.py) with every
+    # constant bound as a parameter, so PostgreSQL priced their generic plans above custom ones
+    # and planned the queue's counts afresh on each request: 0.9 ms of planning for 1 ms of
+    # work. Their generic plans take the same index paths. Statements Django sends itself are
+    # not prepared, so this setting leaves them as they were.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "options", "-c plan_cache_mode=force_generic_plan"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
