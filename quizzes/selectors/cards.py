@@ -166,14 +166,24 @@ def _new_item_queryset(*, learner_id: int, item_id: int) -> QuerySet[Any]:
     )
 
 
+# What a grade needs of the schedule's course: the settings its scheduler is built from.
+_GRADED_COURSE_FIELDS = (
+    "id", "desired_retention", "learning_steps_minutes", "relearning_steps_minutes",
+    "maximum_interval_days",
+)  # fmt: skip
+
+
 def _graded_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[Any]:
     # What schedules the grade is read in the same statement. No lock: the grade writes only if
     # the card token is still the one read here.
     scheduling = scheduling_columns(
         course_id=OuterRef("item__lesson__module__course_id"), learner_id=OuterRef("learner_id")
     )
+    course = "item__lesson__module__course__"
     return RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id).values_list(
-        *[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"), *scheduling
+        *[_lookup("", f) for f in _SCHEDULE_FIELDS],
+        *[f"{course}{f}" for f in _GRADED_COURSE_FIELDS],
+        *scheduling,
     )
 
 
@@ -219,17 +229,22 @@ def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> 
     return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
 
 
-def schedule_for_grade(*, learner: User, schedule_id: int) -> tuple[RecallSchedule, SchedulingRow]:
-    """The learner's schedule with its item, lesson, module and course, and what schedules its
-    course for them (`scheduling_row`): one prepared statement, no lock (the grade's write
-    checks the card token); raises RecallSchedule.DoesNotExist."""
+def schedule_for_grade(
+    *, learner: User, schedule_id: int
+) -> tuple[RecallSchedule, Course, SchedulingRow]:
+    """The learner's schedule, its course's scheduling settings (the other fields deferred) and
+    what schedules that course for them (`scheduling_row`): one prepared statement, no lock (the
+    grade's write checks the card token); raises RecallSchedule.DoesNotExist."""
     rows = _GRADED_SCHEDULE.rows(learner_id=learner.pk, schedule_id=schedule_id)
     if not rows:
         raise RecallSchedule.DoesNotExist("no such schedule of this learner")
-    schedule = _schedule_card(rows[0][:-3]).schedule
-    assert schedule is not None
-    parameters_id, weights, own = rows[0][-3:]
-    return schedule, (parameters_id, weights, own)
+    row = rows[0]
+    at = len(_SCHEDULE_FIELDS)
+    schedule = RecallSchedule.from_db(connection.alias, _SCHEDULE_FIELDS, row[:at])
+    fields = _GRADED_COURSE_FIELDS
+    course = Course.from_db(connection.alias, fields, row[at : at + len(fields)])
+    parameters_id, weights, own = row[at + len(fields) :]
+    return schedule, course, (parameters_id, weights, own)
 
 
 def due_card_for(

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 
 from accounts.local_day import day_bounds_at
 from accounts.models import User
+from courses.models import Course
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
 from quizzes.selectors.cards import schedule_for_grade
 from quizzes.selectors.course_stats import LEECH_LAPSES
@@ -66,6 +67,7 @@ def _scheduled_days(schedule: RecallSchedule) -> int:
 def _grade_as_read(
     *,
     schedule: RecallSchedule,
+    course: Course,
     card_token: uuid.UUID,
     rating: int,
     now: datetime,
@@ -73,10 +75,9 @@ def _grade_as_read(
     source: str,
     scheduling: fsrs_adapter.Scheduling | None = None,
 ) -> ReviewLog | None:
-    """Advance a schedule as read (with `scheduling` when it was read beside it); write the log;
-    rotate the token. Both writes happen only if the row still holds the token it was read
-    with: None when another request wrote it since."""
-    course = schedule.item.lesson.module.course
+    """Advance a schedule of `course` as read (with `scheduling` when it was read beside it);
+    write the log; rotate the token. Both writes happen only if the row still holds the token
+    it was read with: None when another request wrote it since."""
     if scheduling is None:
         scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
     seed = fsrs_adapter.fuzz_seed(
@@ -154,6 +155,7 @@ class Grade(TypedDict):
 
 def _grade_as_read_with(
     schedule: RecallSchedule,
+    course: Course,
     token: uuid.UUID,
     grade: Grade,
     *,
@@ -162,6 +164,7 @@ def _grade_as_read_with(
 ) -> ReviewLog | None:
     return _grade_as_read(
         schedule=schedule,
+        course=course,
         card_token=token,
         rating=_validate_rating(grade["rating"]),
         now=grade["now"],
@@ -182,13 +185,17 @@ def review_grade(*, learner: User, schedule_id: int, **grade: Unpack[Grade]) -> 
     _validate_rating(grade["rating"])
     # No transaction: the read takes no lock, and the write is one statement that applies only
     # if the token is still the one read (a concurrent grade or undo rotates it).
-    schedule, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
+    schedule, course, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
     if schedule.card_token != token:
         return _replay_or_stale(schedule, token)
-    course = schedule.item.lesson.module.course
     scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
     log = _grade_as_read_with(
-        schedule, token, grade, default_source=ReviewLog.Source.REVIEW, scheduling=scheduling
+        schedule,
+        course,
+        token,
+        grade,
+        default_source=ReviewLog.Source.REVIEW,
+        scheduling=scheduling,
     )
     # Written since it was read: by this same grade (a replay finds its log) or another.
     return log if log is not None else _replay_or_stale(schedule, token)
@@ -226,7 +233,10 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
             # Its first grade was undone: the item is new again, and this is its first grade.
         schedule.item = item
         # The row is created or locked in this transaction: nothing else can have written it.
-        log = _grade_as_read_with(schedule, token, grade, default_source=ReviewLog.Source.LESSON)
+        course = item.lesson.module.course
+        log = _grade_as_read_with(
+            schedule, course, token, grade, default_source=ReviewLog.Source.LESSON
+        )
         if log is None:
             raise StaleCard(f"schedule {schedule.pk} changed under its lock")
         return FirstGrade(log=log, created=True)
