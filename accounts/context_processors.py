@@ -7,6 +7,8 @@ import time
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
+from accounts.models import User
+
 _CACHE_ATTRIBUTE = "_recall_is_instructor"
 # The role as last looked up, kept in the session: [user id, is instructor, when (epoch s)].
 ROLE_SESSION_KEY = "_recall_role"
@@ -44,6 +46,14 @@ def _is_instructor(request: HttpRequest) -> bool:
                     request.session[ROLE_SESSION_KEY] = [user.pk, cached, int(now)]
         setattr(request, _CACHE_ATTRIBUTE, cached)
     return cached
+
+
+def role_remember(*, request: HttpRequest, user: User) -> None:
+    """Keep the user's role in the session they just signed in to, which is written anyway: the
+    pages after sign-in then ask no group query and write no session."""
+    session = getattr(request, "session", None)
+    if session is not None and not user.is_staff:
+        session[ROLE_SESSION_KEY] = [user.pk, bool(user.is_instructor), int(time.time())]
 
 
 def roles(request: HttpRequest) -> dict[str, object]:

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.context_processors import ROLE_SESSION_KEY
 from quizzes.models import RecallSchedule
 from quizzes.services.review import schedule_start
 from tests.quizzes.factories import course_with_items
@@ -20,6 +21,14 @@ pytestmark = pytest.mark.django_db
 
 def _group_queries(ctx: CaptureQueriesContext) -> int:
     return sum(1 for query in ctx.captured_queries if "auth_group" in query["sql"])
+
+
+def _sign_in_with_no_kept_role(client, user) -> None:
+    """Signed in, with the role that sign-in keeps taken out of the session: the pages must ask."""
+    client.force_login(user)
+    session = client.session
+    del session[ROLE_SESSION_KEY]
+    session.save()
 
 
 def test_instructor_sees_teaching_links_learner_does_not(client, learner, instructor):
@@ -33,7 +42,7 @@ def test_instructor_sees_teaching_links_learner_does_not(client, learner, instru
 
 def test_a_page_that_tests_the_role_twice_asks_once(client, instructor):
     """The calculator page reads the role in the navigation and beside its save form: one query."""
-    client.force_login(instructor)
+    _sign_in_with_no_kept_role(client, instructor)
     with CaptureQueriesContext(connection) as ctx:
         html = client.get(reverse("planner:calculator")).content.decode()
     assert "Show to everyone as an example" in html
@@ -51,7 +60,7 @@ def test_htmx_fragments_that_never_show_the_role_do_not_ask(client, learner):
         now=timezone.now() - timedelta(days=1),
     )
     schedule = RecallSchedule.objects.get()
-    client.force_login(learner)
+    _sign_in_with_no_kept_role(client, learner)
     with CaptureQueriesContext(connection) as page:
         assert client.get(reverse("quizzes:session")).status_code == 200
     with CaptureQueriesContext(connection) as fragment:

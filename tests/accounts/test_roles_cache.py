@@ -1,5 +1,5 @@
-"""The role the navigation shows is kept in the session for a short while: later pages ask no
-group query, a role change still reaches the links, and access is always checked afresh."""
+"""The role the navigation shows is kept in the session from sign-in for a short while: pages ask
+no group query, a role change still reaches the links, and access is always checked afresh."""
 
 from __future__ import annotations
 
@@ -36,9 +36,24 @@ def _age_the_kept_role(client: Client, seconds: int) -> None:
     session.save()
 
 
-def test_the_role_is_asked_once_per_session_not_per_page(client: Client, learner: User) -> None:
-    """The first page asks the group query; the next pages of the session read the kept role."""
+def test_the_role_is_asked_at_sign_in_not_per_page(client: Client, learner: User) -> None:
+    """Signing in asks the group query once and keeps the role; the session's pages ask none."""
+    with CaptureQueriesContext(connection) as sign_in:
+        client.force_login(learner)
+    with CaptureQueriesContext(connection) as pages:
+        assert not _shows_teaching(client)
+        assert not _shows_teaching(client)
+    assert (_group_queries(sign_in), _group_queries(pages)) == (1, 0)
+
+
+def test_a_session_without_a_kept_role_asks_on_its_first_page(
+    client: Client, learner: User
+) -> None:
+    """A session signed in before roles were kept at sign-in asks once, then keeps the role."""
     client.force_login(learner)
+    session = client.session
+    del session[ROLE_SESSION_KEY]
+    session.save()
     with CaptureQueriesContext(connection) as first:
         assert not _shows_teaching(client)
     with CaptureQueriesContext(connection) as second:
