@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import secrets
 import uuid
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
@@ -120,32 +119,21 @@ def seed(
 
 
 def sessions_for(user_ids: list[int]) -> dict[int, str]:
-    """A logged-in session per learner, stored as django.contrib.auth.login stores one; returns
-    learner id -> session key (the cookie's value)."""
+    """A signed-in session per learner, made by django.contrib.auth.login as a sign-in makes it
+    (with what the project keeps in it at sign-in); returns learner id -> session key."""
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.models import Session
-    from django.utils import timezone
+    from django.contrib.auth import login
+    from django.test import RequestFactory
 
     from accounts.models import User
 
     store_class = __import__(settings.SESSION_ENGINE, fromlist=["SessionStore"]).SessionStore
     keys: dict[int, str] = {}
-    rows = []
     for user in User.objects.filter(pk__in=user_ids):
-        key = secrets.token_hex(16)
-        data = {
-            SESSION_KEY: str(user.pk),
-            BACKEND_SESSION_KEY: settings.AUTHENTICATION_BACKENDS[0],
-            HASH_SESSION_KEY: user.get_session_auth_hash(),
-        }
-        rows.append(
-            Session(
-                session_key=key,
-                session_data=store_class().encode(data),
-                expire_date=timezone.now() + timedelta(days=1),
-            )
-        )
-        keys[user.pk] = key
-    Session.objects.bulk_create(rows)
+        request = RequestFactory().get("/")
+        request.session = store_class()
+        login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
+        request.session.save()
+        assert request.session.session_key is not None
+        keys[user.pk] = request.session.session_key
     return keys
