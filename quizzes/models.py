@@ -132,20 +132,12 @@ class ReviewLog(models.Model):
         REVIEW = "review", _("Review session")
         EMAIL = "email", _("Email prompt")
 
-    # No index of their own: the unique (schedule, key) and the (learner, time) and (item, time)
-    # indexes lead with them, and each index is one more write on every grade.
-    schedule = models.ForeignKey(
-        RecallSchedule, on_delete=models.CASCADE, related_name="logs", db_index=False
-    )
+    # No index of their own: migration 0008 names the indexes that lead with them.
+    schedule = models.ForeignKey(RecallSchedule, models.CASCADE, "logs", db_index=False)
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        related_name="review_logs",
-        db_index=False,
+        settings.AUTH_USER_MODEL, models.CASCADE, "review_logs", db_index=False
     )
-    item = models.ForeignKey(
-        QuizItem, on_delete=models.CASCADE, related_name="review_logs", db_index=False
-    )
+    item = models.ForeignKey(QuizItem, models.CASCADE, "review_logs", db_index=False)
     rating = models.PositiveSmallIntegerField(choices=Rating.choices)
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.REVIEW)
     reviewed_at = models.DateTimeField()
