@@ -10,7 +10,13 @@ import pytest
 from quizzes.models import QuizItem, RecallSchedule
 from quizzes.selectors.queue import due_count_for, due_queue_for, local_day_bounds
 from quizzes.services.review import review_grade, schedule_start
-from tests.factories import QuizItemFactory, RecallScheduleFactory, UserFactory
+from tests.factories import (
+    CourseFactory,
+    EnrollmentFactory,
+    QuizItemFactory,
+    RecallScheduleFactory,
+    UserFactory,
+)
 from tests.quizzes.factories import course_with_items
 
 pytestmark = pytest.mark.django_db
@@ -144,6 +150,16 @@ def test_other_learners_and_unenrolled_courses_stay_out():
     RecallScheduleFactory(learner=other, item=mine.mc, due=NOW - timedelta(days=1))
     queue = due_queue_for(learner=learner, now=NOW)
     assert (queue.due_count, queue.new_count) == (0, 3)
+
+
+def test_a_course_without_items_adds_nothing_to_the_queue():
+    """Enrolled in a course with no quiz items yet, the learner's queue still shows the other
+    course's cards and counts."""
+    learner = UserFactory()
+    course_with_items(learner=learner, daily_new_limit=10)
+    EnrollmentFactory(user=learner, course=CourseFactory())
+    queue = due_queue_for(learner=learner, now=NOW)
+    assert (queue.due_count, queue.new_count, queue.card is not None) == (0, 3, True)
 
 
 def test_daily_new_limit_counts_new_items_introduced_today():
