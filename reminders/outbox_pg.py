@@ -12,6 +12,7 @@ digest that went out is not left `sending` by its successor's claim.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -61,6 +62,7 @@ _RELEASE_SQL = f"""
 """  # noqa: S608 (a table name; every value is a parameter)
 
 
+@functools.cache
 def _carried_claim_sql(finishes: int) -> str:
     """The finishes first, then the claim, in one statement: they touch other rows (the claim's
     snapshot still sees a row finished in the same statement as `sending`, so never claims it)."""

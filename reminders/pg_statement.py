@@ -1,6 +1,7 @@
 """One statement on Django's PostgreSQL connection (in autocommit) sent without waiting for its
 answer, and that answer read later, with psycopg's libpq wrapper: between the two, the caller can
-do other work (a chunk's SMTP exchange), but must not use the connection.
+do other work (a chunk's SMTP exchange), but must not use the connection. Each statement is
+prepared on the connection the first time it goes there.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import functools
 import itertools
 import re
 import select
+import weakref
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +28,16 @@ def _wait(pgconn: pq.abc.PGconn, *, write: bool = False) -> None:
     poller = select.poll()
     poller.register(fd, select.POLLOUT if write else select.POLLIN)
     poller.poll()
+
+
+# The statements prepared on each libpq connection (a new connection prepares them again).
+_prepared: weakref.WeakKeyDictionary[pq.abc.PGconn, set[bytes]] = weakref.WeakKeyDictionary()
+_names = itertools.count(1)
+
+
+@functools.cache
+def _statement_name(sql: str) -> bytes:
+    return f"reminders_statement_{next(_names)}".encode()
 
 
 @functools.cache
@@ -46,13 +58,30 @@ def _text(value: Any) -> bytes | None:
     return str(value).encode()
 
 
-def statement_send(pgconn: pq.abc.PGconn, sql: str, params: list[Any]) -> None:
-    """Send one statement (autocommitted on its own) without waiting for its answer. The values
-    go as text parameters: cheaper than quoting them into the statement, as Django's cursor
-    does."""
-    pgconn.send_query_params(_numbered(sql), [_text(value) for value in params])
+def _flush(pgconn: pq.abc.PGconn) -> None:
     while pgconn.flush():  # non-blocking connection: the rest once the socket takes it
         _wait(pgconn, write=True)
+
+
+def _prepared_name(pgconn: pq.abc.PGconn, sql: str) -> bytes:
+    """The name `sql` is prepared under on this connection, preparing it (one round trip) the
+    first time: parsing and planning the claim cost the server as much as running it."""
+    name = _statement_name(sql)
+    prepared = _prepared.setdefault(pgconn, set())
+    if name not in prepared:
+        pgconn.send_prepare(name, _numbered(sql))
+        _flush(pgconn)
+        statement_answer(pgconn)
+        prepared.add(name)
+    return name
+
+
+def statement_send(pgconn: pq.abc.PGconn, sql: str, params: list[Any]) -> None:
+    """Send one statement (autocommitted on its own) without waiting for its answer. The values
+    go as text parameters of the prepared statement (the server infers their types)."""
+    name = _prepared_name(pgconn, sql)
+    pgconn.send_query_prepared(name, [_text(value) for value in params])
+    _flush(pgconn)
 
 
 def statement_answer(pgconn: pq.abc.PGconn) -> list[str] | None:
