@@ -13,13 +13,22 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Window
+from django.db.models import (
+    Count,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Window,
+    prefetch_related_objects,
+)
 
 from accounts.local_day import learning_date
 from accounts.models import User
 from courses.models import Enrollment
 from courses.selectors import courses_taught_by
-from quizzes.models import RecallSchedule
+from quizzes.models import QuizItem, RecallSchedule
 from reminders.models import ReminderDigest
 
 
@@ -150,8 +159,15 @@ def digests_content_for(*, learner_ids: list[int], now: datetime) -> dict[int, D
     }
 
 
-def _with_items(schedules: QuerySet[RecallSchedule]) -> QuerySet[RecallSchedule]:
-    return schedules.select_related("item", "item__lesson").prefetch_related("item__choices")
+def _with_items(schedules: QuerySet[RecallSchedule]) -> list[RecallSchedule]:
+    """The schedules with their items, learners asked the same item sharing one object, whose
+    choices are read once."""
+    rows = list(schedules.select_related("item"))
+    items: dict[int, QuizItem] = {}
+    for schedule in rows:
+        schedule.item = items.setdefault(schedule.item_id, schedule.item)
+    prefetch_related_objects(list(items.values()), "choices")
+    return rows
 
 
 def digests_stale(
