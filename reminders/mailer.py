@@ -3,9 +3,11 @@
 Over Django's SMTP backend a digest goes out as the bytes Django's email would write (same
 headers, same parts, same transfer encodings, under `email.policy.SMTP`), composed here without
 parsing every header of every message again; the headers that only change by chunk or by item are
-folded once. Any other backend (the test outbox, files), or an address this module does not
-compose, gets the Django email itself. `ChunkState` is what a chunk's digests share, and renders
-each digest while its claim is on its way to the database.
+folded once, and a quoted-printable line once a chunk. It goes out in sendmail's SMTP transaction,
+taken step by step so that the sender can work while the server reads the message. Any other
+backend (the test outbox, files), or an address this module does not compose, gets the Django
+email itself. `ChunkState` is what a chunk's digests share, and renders each digest while its
+claim is on its way to the database, or earlier, while the mail server takes the digest before.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import binascii
 import email.policy
 import random
 import re
+import smtplib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email import quoprimime
 from email.utils import format_datetime
-from typing import Any
 
 from django.conf import settings
 from django.core.mail.backends.base import BaseEmailBackend
@@ -30,6 +33,7 @@ from accounts.models import User
 from reminders.emails import DigestParts, DigestRenderer, digest_email, digest_policy
 from reminders.outbox_pg import CarriedFinish
 from reminders.selectors import DigestContent
+from reminders.smtp_transaction import transaction_send
 
 _POLICY = digest_policy(email.policy.SMTP)
 _MAX_LINE = _POLICY.max_line_length or 78
@@ -62,27 +66,35 @@ def _base64(data: bytes) -> bytes:
     return b"".join(lines).replace(b"\n", _CRLF)
 
 
-def _qp(text: bytes) -> bytes:
-    encoded = quoprimime.body_encode(text.decode("latin-1"), _MAX_LINE)
-    return encoded.encode("ascii").replace(b"\n", _CRLF)
+def _qp_line(line: bytes, cache: dict[bytes, str]) -> str:
+    encoded = cache.get(line)
+    if encoded is None:
+        encoded = cache[line] = quoprimime.body_encode(line.decode("latin-1"), _MAX_LINE)
+    return encoded
 
 
-def body_encoded(text: str) -> tuple[str, bytes]:
+def body_encoded(text: str, qp_lines: dict[bytes, str] | None = None) -> tuple[str, bytes]:
     """The transfer encoding and CRLF payload that `set_content(text, charset="utf-8")` picks
     and the bytes generator writes under `email.policy.SMTP` (the heuristic of CPython's
     `email.contentmanager._encode_text`: 7bit or 8bit when every line fits, else quoted-printable
-    unless base64 is shorter over the first ten lines)."""
+    unless base64 is shorter over the first ten lines).
+
+    Quoted-printable encodes each line on its own, so a line is encoded once and kept in
+    `qp_lines`: a chunk's digests share most of their lines, and the first ten lines that decide
+    the encoding are not encoded again for the body."""
     lines = text.encode("utf-8").splitlines()
     body = _CRLF.join(lines) + _CRLF
-    if max((len(line) for line in lines), default=0) <= _MAX_LINE:
+    if max(map(len, lines), default=0) <= _MAX_LINE:
         return ("7bit" if body.isascii() else "8bit"), body
-    sniff = _CRLF.join(lines[:10]) + _CRLF
-    sniff_qp = quoprimime.body_encode(sniff.decode("latin-1"), _MAX_LINE)
-    if len(sniff_qp) > len(binascii.b2a_base64(sniff)):
+    cache = {} if qp_lines is None else qp_lines
+    sniff = [_qp_line(line, cache) for line in lines[:10]]
+    # The email package's sniff: the first ten lines' QP text, a newline after each, against
+    # their base64.
+    sniff_qp = sum(map(len, sniff)) + len(sniff)
+    if sniff_qp > len(binascii.b2a_base64(_CRLF.join(lines[:10]) + _CRLF)):
         return "base64", _base64(body)
-    if len(lines) <= 10:
-        return "quoted-printable", _qp(sniff)
-    return "quoted-printable", _qp(b"\n".join(lines) + b"\n")
+    encoded = sniff + [_qp_line(line, cache) for line in lines[10:]]
+    return "quoted-printable", ("\n".join(encoded) + "\n").encode("ascii").replace(b"\n", _CRLF)
 
 
 def _boundary(payloads: list[bytes]) -> str:
@@ -103,6 +115,7 @@ class DigestWire:
         self.envelope_from = backend.prep_address(from_email)
         self.from_line = header_line("From", from_email, plain=_WORD_RE)
         self.subjects: dict[str, bytes] = {}
+        self.qp_lines: dict[bytes, str] = {}
         self.zone = get_current_timezone() if settings.EMAIL_USE_LOCALTIME else UTC
 
     @classmethod
@@ -126,8 +139,8 @@ class DigestWire:
     def message_bytes(self, parts: DigestParts) -> bytes | None:
         if not _ADDRESS_RE.fullmatch(parts.to) or len(parts.to) > 70:
             return None
-        text_cte, text = body_encoded(parts.text)
-        html_cte, html = body_encoded(parts.html)
+        text_cte, text = body_encoded(parts.text, self.qp_lines)
+        html_cte, html = body_encoded(parts.html, self.qp_lines)
         boundary = _boundary([text, html])
         head = [
             b"MIME-Version: 1.0\r\n",
@@ -159,10 +172,11 @@ class DigestWire:
             ]
         )
 
-    def send(self, to: str, raw: bytes) -> None:
-        """Send composed bytes over the open session."""
-        session: Any = self.backend.connection
-        session.sendmail(self.envelope_from, [to], raw)
+    def send(self, to: str, raw: bytes, meanwhile: Callable[[], None] | None = None) -> None:
+        """Send composed bytes over the open session, as `sendmail(from, [to], raw)` does;
+        `meanwhile` runs while the server takes the message (see reminders.smtp_transaction)."""
+        session: smtplib.SMTP = self.backend.connection  # type: ignore[assignment]
+        transaction_send(session, self.envelope_from, to, raw, meanwhile=meanwhile)
 
 
 @dataclass(frozen=True)
@@ -195,10 +209,14 @@ class DigestMailer:
         )
         return PreparedDigest(parts, self.wire.message_bytes(parts) if self.wire else None)
 
-    def deliver(self, prepared: PreparedDigest) -> None:
+    def deliver(
+        self, prepared: PreparedDigest, meanwhile: Callable[[], None] | None = None
+    ) -> None:
+        """Hand the digest to the mail server; over the wire, `meanwhile` (which must neither
+        raise nor use the connection or the database) runs while the server takes it."""
         self.connection.open()  # a no-op once open: the chunk's digests share one session
         if self.wire is not None and prepared.raw is not None:
-            self.wire.send(prepared.parts.to, prepared.raw)
+            self.wire.send(prepared.parts.to, prepared.raw, meanwhile)
         else:
             self.connection.send_messages([digest_email(prepared.parts)])
 
@@ -215,11 +233,24 @@ class ChunkState:
     contents: dict[int, DigestContent]
     mailer: DigestMailer
     carried: CarriedFinish = field(default_factory=CarriedFinish)
+    # Renders done while the mail server took the digest before, by digest id.
+    ahead: dict[int, list[PreparedDigest]] = field(default_factory=dict)
+
+    def render_ahead(self, *, digest_id: int, message_id: str) -> None:
+        """Render a digest before its turn (while the mail server takes the one before), kept
+        for `render_early` to hand over."""
+        self.ahead[digest_id] = self._render(digest_id=digest_id, message_id=message_id)
 
     def render_early(self, *, digest_id: int, message_id: str) -> list[PreparedDigest]:
         """The digest rendered while its claim is on its way (with the Message-ID the claim
-        stores unless the row has one), or nothing: a failure is left for the render after the
-        claim, where it is recorded. Touches neither the database nor the mail connection."""
+        stores unless the row has one), or before, or nothing: a failure is left for the render
+        after the claim, where it is recorded. Touches neither the database nor the mail
+        connection."""
+        return self.ahead.pop(digest_id, None) or self._render(
+            digest_id=digest_id, message_id=message_id
+        )
+
+    def _render(self, *, digest_id: int, message_id: str) -> list[PreparedDigest]:
         learner = self.learners.get(self.learner_of.get(digest_id, 0))
         content = self.contents.get(learner.pk) if learner else None
         if learner is None or content is None or content.first_schedule is None:

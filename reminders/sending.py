@@ -2,13 +2,16 @@
 its own row (the lock and the unique key give exactly one email per digest).
 
 While the mail server takes one digest, the next one's claim (carrying the finish of the digest
-sent before) is on its way to the database, so the two round trips overlap. A digest is handed
-to the mail server only once its own claim has come back; at most one more row is `sending`
-unsent at any time, and a crash leaves it to the outbox's recovery, which sends it once.
+sent before) is on its way to the database, so the two round trips overlap, and the next digest
+is rendered while the server reads the message (the longest wait of the exchange). A digest is
+handed to the mail server only once its own claim has come back; at most one more row is
+`sending` unsent at any time, and a crash leaves it to the outbox's recovery, which sends it
+once.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -100,9 +103,10 @@ def _claim_start(*, digest_id: int, now: datetime, chunk: ChunkState) -> ClaimSt
 def _digest_send(
     *, claimed: ClaimStarted, following: int | None, now: datetime, chunk: ChunkState
 ) -> tuple[str, ClaimStarted | None]:
-    """One digest of the chunk, its claim already on its way: render it meanwhile, then (once
-    the claim is back) send the next claim and hand this digest to the mail server. Its status,
-    and the next digest's claim if one was sent."""
+    """One digest of the chunk, its claim already on its way: render it meanwhile (unless that
+    was done during the send before), then (once the claim is back) send the next claim and hand
+    this digest to the mail server, rendering the next one while the server reads it. Its
+    status, and the next digest's claim if one was sent."""
     early = chunk.render_early(digest_id=claimed.digest_id, message_id=claimed.message_id)
     digest = claimed.result()
     if digest is None:
@@ -111,8 +115,13 @@ def _digest_send(
     if ready is None:
         return digest.status, None
     ahead = _claim_ahead(digest_id=following, now=now, chunk=chunk)
+    render_next = None
+    if ahead is not None:
+        render_next = functools.partial(
+            chunk.render_ahead, digest_id=ahead.digest_id, message_id=ahead.message_id
+        )
     try:
-        ready.mailer.deliver(ready.prepared)
+        ready.mailer.deliver(ready.prepared, meanwhile=render_next)
     except BaseException as exc:
         if ahead is not None:
             _give_back(ahead)

@@ -167,6 +167,34 @@ def test_a_refused_send_mid_chunk_gives_back_the_digest_claimed_ahead(settings) 
     assert [h["status"] for h in rows[third].history] == ["sending", "sent"]
 
 
+def test_a_refused_recipient_fails_its_digest_with_the_servers_reply(settings) -> None:  # type: ignore[no-untyped-def]
+    """The mail server refuses the first digest's recipient: that digest failed with the server's
+    reply, nothing was delivered, the second (claimed ahead) is as it was before its claim, and
+    the task's retry sends both over the same server."""
+    first, second = pending_digests(2)
+    recorder = SMTPRecorder(refuse_recipients=["550 5.1.1 No such mailbox"])
+    with SMTPServer(recorder) as server:
+        settings.MAILERS = {
+            "default": {
+                "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+                "OPTIONS": {"host": "127.0.0.1", "port": server.port, "timeout": 30},
+            }
+        }
+        with pytest.raises(SendInterrupted) as interrupted:
+            digests_send(digest_ids=[first, second], now=timezone.now())
+        assert isinstance(interrupted.value.__cause__, smtplib.SMTPRecipientsRefused)
+        assert interrupted.value.result.unfinished == [first, second]
+        rows = ReminderDigest.objects.in_bulk([first, second])
+        assert rows[first].status == Status.FAILED
+        assert "550" in rows[first].last_error
+        assert (rows[second].status, rows[second].attempts) == (Status.PENDING, 0)
+        assert recorder.received == []
+
+        result = digests_send(digest_ids=[first, second], now=timezone.now())
+    assert result.statuses == {first: Status.SENT, second: Status.SENT}
+    assert sorted(len(r.to) for r in recorder.received) == [1, 1]
+
+
 def test_an_answer_is_waited_for_on_a_database_socket_numbered_past_1023() -> None:
     """A worker holding many files (sockets, logs) gets a database socket numbered past 1,023,
     where `select()` cannot wait: a claim still running when its answer is read is waited for

@@ -172,13 +172,16 @@ def test_received_digests_are_the_django_emails(  # type: ignore[no-untyped-def]
     ["", "short\n", "é\n", "x" * 79, "é" * 60, ("é" * 30 + "\n") * 12, ("a" * 90 + "\n") * 12],
 )
 def test_body_encoding_is_the_email_packages(text: str) -> None:
-    """7bit, 8bit, quoted-printable and base64 chosen and written as `set_content` does."""
+    """7bit, 8bit, quoted-printable and base64 chosen and written as `set_content` does, also
+    from the quoted-printable lines a chunk has already encoded."""
     message = email.message.EmailMessage(policy=email.policy.SMTP)
     message.set_content(text, charset="utf-8")
     head, _, payload = message.as_bytes().partition(b"\r\n\r\n")
     cte, encoded = body_encoded(text)
     assert f"Content-Transfer-Encoding: {cte}".encode() in head
     assert encoded == payload
+    encoded_lines: dict[bytes, str] = {}
+    assert body_encoded(text, encoded_lines) == body_encoded(text, encoded_lines) == (cte, payload)
 
 
 def test_an_address_it_does_not_compose_goes_through_django(settings) -> None:  # type: ignore[no-untyped-def]

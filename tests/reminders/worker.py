@@ -62,7 +62,8 @@ class Received:
 @dataclass
 class SMTPRecorder:
     """The handler of a local SMTP server. `refuse` holds replies to give instead of 250, one per
-    message, in turn (e.g. 421, 451, 554).
+    message, in turn (e.g. 421, 451, 554); `refuse_recipients`, replies to give the next
+    recipients instead (e.g. 550), each once.
 
     `hold` makes a gate for the fault test: every send after the first `pass_first` is held at
     the server until `release()`, either before the server has the message (`before_accept`: in
@@ -73,6 +74,7 @@ class SMTPRecorder:
     hold: Literal["", "before_accept", "after_accept"] = ""
     pass_first: int = 1
     refuse: list[str] = field(default_factory=list)
+    refuse_recipients: list[str] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     held: int = 0
@@ -104,6 +106,8 @@ class SMTPRecorder:
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: Any
     ) -> str:
         await self._gate("before_accept")
+        if self.refuse_recipients:
+            return self.refuse_recipients.pop(0)
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
