@@ -39,6 +39,16 @@ def pending_digests(n: int) -> list[int]:
     ]
 
 
+def _mail_through(settings, port: int) -> None:  # type: ignore[no-untyped-def]
+    """Send over Django's SMTP backend to the test's server on `port`."""
+    settings.MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {"host": "127.0.0.1", "port": port, "timeout": 30},
+        }
+    }
+
+
 def test_a_chunk_takes_one_statement_per_digest() -> None:
     """Five digests: the chunk's reads, five claims (the last three each with the finish of the
     digest two before, sent while the one between was with the mail server), and the last two
@@ -137,12 +147,7 @@ def test_a_refused_send_mid_chunk_gives_back_the_digest_claimed_ahead(settings) 
     first, second, third = pending_digests(3)
     recorder = SMTPRecorder(refuse=["250 2.0.0 OK", "451 4.3.0 Try again later"])
     with SMTPServer(recorder) as server:
-        settings.MAILERS = {
-            "default": {
-                "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-                "OPTIONS": {"host": "127.0.0.1", "port": server.port, "timeout": 30},
-            }
-        }
+        _mail_through(settings, server.port)
         with pytest.raises(SendInterrupted) as interrupted:
             digests_send(digest_ids=[first, second, third], now=timezone.now())
         assert isinstance(interrupted.value.__cause__, smtplib.SMTPDataError)
@@ -174,12 +179,7 @@ def test_a_refused_recipient_fails_its_digest_with_the_servers_reply(settings) -
     first, second = pending_digests(2)
     recorder = SMTPRecorder(refuse_recipients=["550 5.1.1 No such mailbox"])
     with SMTPServer(recorder) as server:
-        settings.MAILERS = {
-            "default": {
-                "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-                "OPTIONS": {"host": "127.0.0.1", "port": server.port, "timeout": 30},
-            }
-        }
+        _mail_through(settings, server.port)
         with pytest.raises(SendInterrupted) as interrupted:
             digests_send(digest_ids=[first, second], now=timezone.now())
         assert isinstance(interrupted.value.__cause__, smtplib.SMTPRecipientsRefused)
