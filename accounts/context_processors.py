@@ -41,19 +41,25 @@ def _is_instructor(request: HttpRequest) -> bool:
             now = time.time()
             cached = _session_role(request, user.pk, now)
             if cached is None:
-                cached = bool(user.is_instructor)
-                if getattr(request, "session", None) is not None:
-                    request.session[ROLE_SESSION_KEY] = [user.pk, cached, int(now)]
+                cached = _role_asked_and_kept(request, user, now)
         setattr(request, _CACHE_ATTRIBUTE, cached)
     return cached
+
+
+def _role_asked_and_kept(request: HttpRequest, user: User, now: float) -> bool:
+    """The group query's answer, kept in the request's session when it has one."""
+    role = bool(user.is_instructor)
+    session = getattr(request, "session", None)
+    if session is not None:
+        session[ROLE_SESSION_KEY] = [user.pk, role, int(now)]
+    return role
 
 
 def role_remember(*, request: HttpRequest, user: User) -> None:
     """Keep the user's role in the session they just signed in to, which is written anyway: the
     pages after sign-in then ask no group query and write no session."""
-    session = getattr(request, "session", None)
-    if session is not None and not user.is_staff:
-        session[ROLE_SESSION_KEY] = [user.pk, bool(user.is_instructor), int(time.time())]
+    if getattr(request, "session", None) is not None and not user.is_staff:
+        _role_asked_and_kept(request, user, time.time())
 
 
 def roles(request: HttpRequest) -> dict[str, object]:
