@@ -68,9 +68,11 @@ def seed(
 
     from accounts.models import User
     from courses.models import Course, Enrollment
+    from quizzes.models import QuizItem
 
     call_command("import_course", REAL_COURSE, verbosity=0)
     item_ids = _bench_course()
+    course_of = dict(QuizItem.objects.values_list("id", "lesson__module__course_id"))
     User.objects.bulk_create(
         User(email=f"bench{n}@example.com", password="!unusable", time_zone="UTC")
         for n in range(learners)
@@ -89,12 +91,13 @@ def seed(
                 stability = rng.uniform(1, 120)
                 last = now - timedelta(days=rng.uniform(0.5, 90))
                 due = last + timedelta(days=stability * rng.uniform(0.3, 1.5))
-                yield (uid, item_id, 2, None, stability, rng.uniform(1, 10), due, last,
-                       rng.randint(1, 12), rng.randint(0, 5), uuid.uuid4(), last, last)  # fmt: skip
+                yield (uid, item_id, course_of[item_id], 2, None, stability, rng.uniform(1, 10),
+                       due, last, rng.randint(1, 12), rng.randint(0, 5), uuid.uuid4(), last,
+                       last)  # fmt: skip
 
     copy_rows(
-        "quizzes_recallschedule (learner_id, item_id, state, step, stability, difficulty, "
-        "due, last_review, reps, lapses, card_token, created_at, updated_at)",
+        "quizzes_recallschedule (learner_id, item_id, course_id, state, step, stability, "
+        "difficulty, due, last_review, reps, lapses, card_token, created_at, updated_at)",
         schedule_rows(),
     )
     with connection.cursor() as cursor:

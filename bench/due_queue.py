@@ -78,6 +78,7 @@ def build(learners: int, items: int, scheduled_share: float, now: datetime) -> N
         for i in range(items)
     )
     item_ids = list(QuizItem.objects.values_list("id", flat=True).order_by("id"))
+    course_of = dict(QuizItem.objects.values_list("id", "lesson__module__course_id"))
     rng = random.Random(42)
     with connection.cursor() as cursor:
         buf = io.StringIO()
@@ -107,12 +108,12 @@ def build(learners: int, items: int, scheduled_share: float, now: datetime) -> N
                 due = last + timedelta(days=stability * rng.uniform(0.5, 1.5))
                 difficulty, reps, lapses = rng.uniform(1, 10), rng.randint(1, 12), rng.randint(0, 3)
                 # state 2 = Review, step NULL; created_at = updated_at = last review.
-                yield (uid, item_id, 2, None, stability, difficulty, due, last, reps, lapses,
-                       uuid.uuid4(), last, last)  # fmt: skip
+                yield (uid, item_id, course_of[item_id], 2, None, stability, difficulty, due,
+                       last, reps, lapses, uuid.uuid4(), last, last)  # fmt: skip
 
     copy_rows(
-        "quizzes_recallschedule (learner_id, item_id, state, step, stability, difficulty, "
-        "due, last_review, reps, lapses, card_token, created_at, updated_at)",
+        "quizzes_recallschedule (learner_id, item_id, course_id, state, step, stability, "
+        "difficulty, due, last_review, reps, lapses, card_token, created_at, updated_at)",
         schedule_rows(),
     )
     with connection.cursor() as cursor:

@@ -112,16 +112,19 @@ def build(*, learners: int, items: int, due_learners: int, due_items: int) -> No
             f"insert {learners * items:,} recall schedules",
             lambda: cursor.execute(
                 """
-                INSERT INTO quizzes_recallschedule (learner_id, item_id, state, step, stability,
-                    difficulty, due, last_review, reps, lapses, card_token, created_at, updated_at)
-                SELECT u.id, i.id, %s, NULL, 10.0, 5.0,
+                INSERT INTO quizzes_recallschedule (learner_id, item_id, course_id, state, step,
+                    stability, difficulty, due, last_review, reps, lapses, card_token, created_at,
+                    updated_at)
+                SELECT u.id, i.id, i.course_id, %s, NULL, 10.0, 5.0,
                     CASE WHEN u.rn %% %s = 0 AND i.rn <= %s
                          THEN now() - interval '1 hour' * i.rn
                          ELSE now() + interval '1 hour' * (1 + (u.rn * 7 + i.rn * 13) %% 720) END,
                     now() - interval '3 days', 3, 0, gen_random_uuid(), now(), now()
                 FROM (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM accounts_user) AS u
-                CROSS JOIN (SELECT id, row_number() OVER (ORDER BY id) AS rn
-                            FROM quizzes_quizitem) AS i
+                CROSS JOIN (SELECT qi.id, m.course_id, row_number() OVER (ORDER BY qi.id) AS rn
+                            FROM quizzes_quizitem qi
+                            JOIN courses_lesson l ON l.id = qi.lesson_id
+                            JOIN courses_module m ON m.id = l.module_id) AS i
                 ORDER BY u.id, i.id
                 """,
                 [RecallSchedule.State.REVIEW, stride, due_items],

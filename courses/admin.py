@@ -18,7 +18,7 @@ from core.ranges import (
     POSITION,
 )
 from courses.models import Course, Enrollment, Lesson, LessonProgress, Module
-from courses.services.lessons import lesson_save
+from courses.services.lessons import lesson_save, module_save
 
 # A lesson's editable fields, the same on its own page and inline on its module.
 LESSON_FIELDS = ["title", "slug", "objective", "decision", "estimated_minutes", "body_markdown"]
@@ -95,6 +95,9 @@ class ModuleAdmin(admin.ModelAdmin):
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> type[ModelForm]:
         # The list's editable positions are bounded as on the change page.
         return super().get_changelist_form(request, form=ModuleAdminForm, **kwargs)
+
+    def save_model(self, request: HttpRequest, obj: Module, form: ModelForm, change: bool) -> None:
+        module_save(module=obj)
 
     def save_formset(
         self, request: HttpRequest, form: ModelForm, formset: Any, change: bool

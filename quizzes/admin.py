@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
@@ -10,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from core.forms import BoundedModelForm, SignedBoundedNumberField
 from core.ranges import CONTENT_FIGURE, POSITION
 from quizzes.models import Choice, FsrsParameters, QuizItem, RecallSchedule, ReviewLog
+from quizzes.services.schedule_courses import quiz_item_save
 
 
 class QuizItemAdminForm(BoundedModelForm):
@@ -47,6 +50,9 @@ class QuizItemAdmin(admin.ModelAdmin[QuizItem]):
     list_filter = ["kind", "lesson__module__course"]
     search_fields = ["key", "prompt"]
     inlines = [ChoiceInline]
+
+    def save_model(self, request: HttpRequest, obj: QuizItem, form: Any, change: bool) -> None:
+        quiz_item_save(item=obj)  # its recall schedules follow it to another course
 
 
 class ReadOnlyAdmin[M: models.Model](admin.ModelAdmin[M]):

@@ -6,7 +6,10 @@ class QuizzesConfig(AppConfig):
     verbose_name = "Quizzes and recall"
 
     def ready(self) -> None:
+        from courses.course_moves import lessons_moved_register
         from courses.lesson_panels import lesson_panel_register
         from quizzes.lesson_panel import check_yourself_panel
+        from quizzes.services.schedule_courses import schedules_follow_lessons
 
         lesson_panel_register(check_yourself_panel)
+        lessons_moved_register(schedules_follow_lessons)

@@ -86,6 +86,10 @@ class RecallSchedule(models.Model):
         db_index=False,
     )
     item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="recall_schedules")
+    # The item's course, kept on the schedule as Anki keeps a card's deck: the due queue counts
+    # a learner's schedules per course without joining item, lesson and module. Moved with the
+    # item (services/schedule_courses.py); no index: nothing reads schedules by course alone.
+    course = models.ForeignKey("courses.Course", models.CASCADE, "+", db_index=False)
     state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
     step = models.PositiveSmallIntegerField(null=True, blank=True)
     stability = models.FloatField(null=True, blank=True)
@@ -151,14 +155,10 @@ class ReviewLog(models.Model):
     state_after = models.JSONField()
     # What scheduled this review: the parameter set (null: FSRS-6's defaults) and the desired
     # retention in force. Null retention only on rows written before they were recorded.
+    # A set cannot be deleted while logs name it, unless they go too (a learner or course
+    # deleted takes both).
     parameters = models.ForeignKey(
-        "FsrsParameters",
-        null=True,
-        blank=True,
-        # A set cannot be deleted while logs name it, unless they go too (a learner or course
-        # deleted takes both).
-        on_delete=models.RESTRICT,
-        related_name="review_logs",
+        "FsrsParameters", models.RESTRICT, "review_logs", null=True, blank=True
     )
     desired_retention = models.FloatField(null=True, blank=True)
 

@@ -122,4 +122,5 @@ class RecallScheduleFactory(DjangoModelFactory[RecallSchedule]):
 
     learner = factory.SubFactory(UserFactory)
     item = factory.SubFactory(QuizItemFactory)
+    course = factory.SelfAttribute("item.lesson.module.course")
     due = factory.LazyFunction(timezone.now)

@@ -121,12 +121,12 @@ def _due_card_queryset(
     learning = Q(
         state__in=LEARNING_STATES,
         due__lte=learn_ahead_until,
-        item__lesson__module__course_id__in=enrolled,
+        course_id__in=enrolled,
     )
     review = Q(
         state=RecallSchedule.State.REVIEW,
         due__lt=day_end,
-        item__lesson__module__course_id__in=reviewing,
+        course_id__in=reviewing,
     )
     return (
         RecallSchedule.objects.filter(learner_id=learner_id, reps__gt=0, suspended=False)
@@ -177,9 +177,9 @@ def _graded_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[
     # What schedules the grade is read in the same statement. No lock: the grade writes only if
     # the card token is still the one read here.
     scheduling = scheduling_columns(
-        course_id=OuterRef("item__lesson__module__course_id"), learner_id=OuterRef("learner_id")
+        course_id=OuterRef("course_id"), learner_id=OuterRef("learner_id")
     )
-    course = "item__lesson__module__course__"
+    course = "course__"
     return RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id).values_list(
         *[_lookup("", f) for f in _SCHEDULE_FIELDS],
         *[f"{course}{f}" for f in _GRADED_COURSE_FIELDS],

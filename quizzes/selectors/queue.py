@@ -186,11 +186,10 @@ def _counts_queryset(
         )
         .values_list("course_id", "part", "review_limit", "new_limit", "items", "pad3")
     )
-    course = "item__lesson__module__course_id"
     active = Q(suspended=False)
     schedules = _grouped(
         RecallSchedule.objects.filter(learner=learner, reps__gt=0),
-        course,
+        "course_id",  # the schedule's own copy: no join per schedule
         _SCHEDULES,
         # A review card is due from the start of its due day in the learner's local day.
         review_due=Count(
@@ -208,7 +207,7 @@ def _counts_queryset(
         ReviewLog.objects.filter(
             learner=learner, reviewed_at__gte=day_start, undo__isnull=True
         ).exclude(source=ReviewLog.Source.LESSON),
-        course,
+        "item__lesson__module__course_id",
         _GRADES,
         reviews_today=Count("pk", filter=review),
         new_today=Count("pk", filter=new),

@@ -222,6 +222,7 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
                 schedule = RecallSchedule.objects.create(
                     learner=learner,
                     item=item,
+                    course_id=item.lesson.module.course_id,
                     due=fsrs_adapter.to_utc(grade["now"]),
                     card_token=token,
                 )

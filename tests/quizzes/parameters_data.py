@@ -87,6 +87,7 @@ def course_with_reviews(
             schedule = RecallSchedule.objects.create(
                 learner=learner,
                 item=item,
+                course_id=item.lesson.module.course_id,
                 state=RecallSchedule.State.REVIEW,
                 due=last.at + timedelta(days=1),
                 last_review=last.at,

@@ -187,12 +187,25 @@ def test_forecast_puts_overdue_today_and_buckets_by_local_day():
     """The 30-day forecast counts overdue cards today and each other card on its local day."""
     learner = UserFactory(time_zone="America/New_York", day_start_hour=4)
     c = course_with_items(learner=learner)
-    RecallSchedule.objects.create(learner=learner, item=c.mc, due=NOW - timedelta(days=3))
+    RecallSchedule.objects.create(
+        learner=learner,
+        item=c.mc,
+        course_id=c.mc.lesson.module.course_id,
+        due=NOW - timedelta(days=3),
+    )
     # 02:00 New York on 12 June is before the 04:00 start: it counts on 11 June.
     RecallSchedule.objects.create(
-        learner=learner, item=c.numeric, due=datetime(2026, 6, 12, 6, tzinfo=UTC)
+        learner=learner,
+        item=c.numeric,
+        course_id=c.numeric.lesson.module.course_id,
+        due=datetime(2026, 6, 12, 6, tzinfo=UTC),
     )
-    RecallSchedule.objects.create(learner=learner, item=c.recall, due=NOW + timedelta(days=40))
+    RecallSchedule.objects.create(
+        learner=learner,
+        item=c.recall,
+        course_id=c.recall.lesson.module.course_id,
+        due=NOW + timedelta(days=40),
+    )
     stats = learner_stats(learner=learner, now=NOW)
     assert len(stats.forecast) == 30
     assert stats.forecast[0].count == 1 and stats.forecast[0].day.isoformat() == "2026-06-10"
@@ -277,6 +290,7 @@ def _varied_schedules(rng, learner, items):  # type: ignore[no-untyped-def]
         RecallSchedule.objects.create(
             learner=learner,
             item=item,
+            course_id=item.lesson.module.course_id,
             state=rng.choice([1, 2, 3]),
             stability=rng.choice([0.01, 0.4, 2.5, 17.0, 300.0, rng.uniform(0.1, 90)])
             if reviewed
@@ -325,7 +339,6 @@ def test_module_strength_in_sql_matches_fsrs_on_every_card(seed, django_assert_n
 
 def test_recall_sql_uses_each_courses_own_curve():
     """Courses whose FSRS parameters differ get each its own decay and factor in the query."""
-    from django.db.models import F
 
     from quizzes.selectors.strength import _recall_now
 
@@ -335,6 +348,7 @@ def test_recall_sql_uses_each_courses_own_curve():
         RecallSchedule.objects.create(
             learner=learner,
             item=item,
+            course_id=item.lesson.module.course_id,
             state=2,
             stability=6.0,
             difficulty=5.0,
@@ -344,10 +358,7 @@ def test_recall_sql_uses_each_courses_own_curve():
     steep = list(fsrs.Scheduler().parameters)
     steep[20] = 0.6
     schedulers = {a.course.pk: fsrs.Scheduler(), b.course.pk: fsrs.Scheduler(parameters=steep)}
-    rows = RecallSchedule.objects.annotate(
-        recall=_recall_now(now=NOW, schedulers=schedulers),
-        course_id=F("item__lesson__module__course_id"),
-    )
+    rows = RecallSchedule.objects.annotate(recall=_recall_now(now=NOW, schedulers=schedulers))
     got = {row.course_id: row.recall for row in rows}
     for course_id, scheduler in schedulers.items():
         schedule = RecallSchedule.objects.get(item__lesson__module__course_id=course_id)

@@ -92,6 +92,7 @@ def _seed(rng: random.Random, learner: User, items: list[QuizItem], now: datetim
         schedule = RecallSchedule.objects.create(
             learner=learner,
             item=item,
+            course_id=item.lesson.module.course_id,
             state=rng.choice([1, 2, 3]),
             stability=rng.uniform(0.5, 90),
             difficulty=rng.uniform(1, 10),
