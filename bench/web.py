@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _bench_db import drop_database, skip_unless_postgres, use_throwaway_database
@@ -120,7 +121,8 @@ def write_request_files(folder: Path, *, port: int, learners: int) -> dict[str, 
         if per_learner.setdefault(uid, 0) >= 40:
             continue
         per_learner[uid] += 1
-        body = f"rating=3&schedule_id={sid}&card_token={token}"
+        state = quote(revealed_card_state(uid, sid))  # what the reveal's form carries
+        body = f"rating=3&schedule_id={sid}&card_token={token}&card_state={state}"
         headers = f"{htmx}|X-CSRFToken={csrf}|Origin={origin}|Content-Type=application/x-www-form-urlencoded"
         lines["POST /review/grade/"].append(
             f"POST\t/review/grade/\t{cookie(uid)}\t{body}\t{headers}"
@@ -131,6 +133,20 @@ def write_request_files(folder: Path, *, port: int, learners: int) -> dict[str, 
         path.write_text("\n".join(rows) + "\n")
         files[name] = (path, name == "POST /review/grade/")
     return files
+
+
+def revealed_card_state(learner_id: int, schedule_id: int) -> str:
+    """The signed card state the reveal of this schedule puts in its grade form."""
+    from accounts.models import User
+    from quizzes.selectors.cards import card_for
+    from quizzes.services.card_state import card_state_dumps
+    from quizzes.services.fsrs_adapter import scheduling_for
+
+    card = card_for(learner=User(pk=learner_id), schedule_id=schedule_id, item_id=None)
+    assert card.schedule is not None
+    course = card.item.lesson.module.course
+    scheduling = scheduling_for(course=course, learner_id=learner_id)
+    return card_state_dumps(schedule=card.schedule, course=course, scheduling=scheduling)
 
 
 def start_server(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -167,7 +167,7 @@ def _new_item_queryset(*, learner_id: int, item_id: int) -> QuerySet[Any]:
 
 
 # What a grade needs of the schedule's course: the settings its scheduler is built from.
-_GRADED_COURSE_FIELDS = (
+GRADED_COURSE_FIELDS = (
     "id", "desired_retention", "learning_steps_minutes", "relearning_steps_minutes",
     "maximum_interval_days",
 )  # fmt: skip
@@ -182,7 +182,7 @@ def _graded_schedule_queryset(*, learner_id: int, schedule_id: int) -> QuerySet[
     course = "course__"
     return RecallSchedule.objects.filter(learner_id=learner_id, pk=schedule_id).values_list(
         *[_lookup("", f) for f in _SCHEDULE_FIELDS],
-        *[f"{course}{f}" for f in _GRADED_COURSE_FIELDS],
+        *[f"{course}{f}" for f in GRADED_COURSE_FIELDS],
         *scheduling,
     )
 
@@ -241,7 +241,7 @@ def schedule_for_grade(
     row = rows[0]
     at = len(_SCHEDULE_FIELDS)
     schedule = RecallSchedule.from_db(connection.alias, _SCHEDULE_FIELDS, row[:at])
-    fields = _GRADED_COURSE_FIELDS
+    fields = GRADED_COURSE_FIELDS
     course = Course.from_db(connection.alias, fields, row[at : at + len(fields)])
     parameters_id, weights, own = row[at + len(fields) :]
     return schedule, course, (parameters_id, weights, own)

@@ -19,13 +19,19 @@ class GradePreview:
 
 
 def grade_previews(
-    *, card: QueueCard, now: datetime, learner_id: int | None = None
+    *,
+    card: QueueCard,
+    now: datetime,
+    learner_id: int | None = None,
+    scheduling: fsrs_adapter.Scheduling | None = None,
 ) -> list[GradePreview]:
     """The same scheduler the grade will use (the learner's parameters and retention), run once
-    per rating. Two queries (the scheduling); `learner_id` is needed only for a new card."""
+    per rating. One query (the scheduling) unless `scheduling` is given; `learner_id` is needed
+    only for a new card."""
     course = card.item.lesson.module.course
     owner = card.schedule.learner_id if card.schedule is not None else learner_id
-    scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=owner)
+    if scheduling is None:
+        scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=owner)
     reps = card.schedule.reps if card.schedule is not None else 0
     seed = fsrs_adapter.fuzz_seed(learner_id=owner, item_id=card.item.pk, reps=reps)
     scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed)

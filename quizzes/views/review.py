@@ -23,6 +23,8 @@ from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import QueueCard, card_for, enrolled_item_for
 from quizzes.selectors.preview import grade_previews
 from quizzes.selectors.queue import due_queue_for, next_card_at
+from quizzes.services import fsrs_adapter
+from quizzes.services.card_state import card_state_dumps
 from quizzes.services.review import (
     Grade,
     NothingToUndo,
@@ -81,14 +83,22 @@ def _render_revealed(
 ) -> HttpResponse:
     """The card with its answer and grade buttons. Through htmx only the card is swapped, so
     the queue is not counted again; without JavaScript the whole page comes back."""
+    course = card.item.lesson.module.course
+    owner = card.schedule.learner_id if card.schedule is not None else request.user.pk
+    scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=owner)
     context: dict[str, Any] = {
         "card": card,
         "revealed": True,
         "token": token,
         "shown_at": shown_at or int(time.time() * 1000),
-        "previews": grade_previews(card=card, now=timezone.now(), learner_id=request.user.pk),
+        "previews": grade_previews(card=card, now=timezone.now(), scheduling=scheduling),
         "shortcuts": request.user.review_shortcuts_enabled,
     }
+    if card.schedule is not None:
+        # The grade schedules from this, as the buttons previewed, without reading it again.
+        context["card_state"] = card_state_dumps(
+            schedule=card.schedule, course=course, scheduling=scheduling
+        )
     if request.htmx:
         return render(request, "quizzes/session.html#card", context)
     context["queue"] = due_queue_for(learner=request.user, now=timezone.now(), with_card=False)
@@ -126,7 +136,9 @@ def session(request: AuthenticatedHttpRequest) -> HttpResponse:
 def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = GradeForm(request.POST)
     if not form.is_valid():
-        return HttpResponse("Choose a grade from 1 to 4.", status=400)
+        field, errors = next(iter(form.errors.items()))
+        message = "Choose a grade from 1 to 4." if field == "rating" else f"{field}: {errors[0]}"
+        return HttpResponse(message, status=400)
     now = timezone.now()
     duration_ms = grade_duration_ms(shown_at_ms=form.cleaned_data["shown_at"], now=now)
     schedule_id = form.cleaned_data["schedule_id"]
@@ -141,7 +153,10 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     }
     try:
         if schedule_id is not None:
-            review_grade(learner=request.user, schedule_id=schedule_id, **grade)
+            card_state = form.cleaned_data["card_state"]
+            review_grade(
+                learner=request.user, schedule_id=schedule_id, card_state=card_state, **grade
+            )
         elif item_id is not None:
             # Not only new items: a retried first grade must reach schedule_start to be replayed.
             item = enrolled_item_for(learner=request.user, item_id=item_id)
