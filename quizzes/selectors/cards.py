@@ -269,3 +269,13 @@ def first_new_card_for(*, learner: User, courses: list[int]) -> QueueCard | None
     if not rows:
         return None
     return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
+
+
+def schedule_locked_for(*, learner: User, **lookup: object) -> RecallSchedule:
+    """The learner's schedule, its row locked for the caller's transaction (raises
+    DoesNotExist). Only the schedule row: not the joined item, lesson, module and course."""
+    return (
+        RecallSchedule.objects.select_for_update(of=("self",))
+        .select_related("item__lesson__module__course")
+        .get(learner=learner, **lookup)
+    )

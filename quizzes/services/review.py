@@ -1,4 +1,5 @@
-"""Grading recall schedules: the first answer that creates one, every later grade, and undo.
+"""Grading recall schedules: the first answer that creates one and every later grade (undo.py
+undoes them).
 
 Every grade carries the card token the learner saw and writes the schedule only where its row
 still holds the token read with it (rotating it), so a double click, a second tab or a retried
@@ -14,11 +15,10 @@ from typing import NotRequired, TypedDict, Unpack
 
 from django.db import IntegrityError, transaction
 
-from accounts.local_day import day_bounds_at
 from accounts.models import User
 from courses.models import Course
-from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewUndo
-from quizzes.selectors.cards import schedule_for_grade
+from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.selectors.cards import schedule_for_grade, schedule_locked_for
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.services import fsrs_adapter
 from quizzes.services.card_state import card_state_loads
@@ -27,14 +27,6 @@ from quizzes.services.rows import row_swap
 
 class StaleCard(Exception):
     """The card token is not the schedule's current one: the card was graded since it was shown."""
-
-
-class NothingToUndo(Exception):
-    """The learner has no grade left today that can be undone."""
-
-
-class UndoRaced(Exception):
-    """Another undo (a second tab, a double click) undid this grade first."""
 
 
 # A grade's duration is the time from showing the card to grading it, at most an hour (a card
@@ -134,15 +126,6 @@ def _replay_or_stale(schedule: RecallSchedule, card_token: uuid.UUID) -> ReviewL
     return existing
 
 
-def _locked_schedule(*, learner: User, **lookup: object) -> RecallSchedule:
-    # Lock only the schedule row, not the joined item, lesson, module and course rows.
-    return (
-        RecallSchedule.objects.select_for_update(of=("self",))
-        .select_related("item__lesson__module__course")
-        .get(learner=learner, **lookup)
-    )
-
-
 class Grade(TypedDict):
     """What the learner did with a shown card: the token they saw, their rating, when, how long,
     and where (review session, lesson, reminder email)."""
@@ -200,13 +183,9 @@ def review_grade(
             return _replay_or_stale(schedule, token)
         scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
     log = _grade_as_read_with(
-        schedule,
-        course,
-        token,
-        grade,
-        default_source=ReviewLog.Source.REVIEW,
+        schedule, course, token, grade, default_source=ReviewLog.Source.REVIEW,
         scheduling=scheduling,
-    )
+    )  # fmt: skip
     # Written since it was read: by this same grade (a replay finds its log) or another.
     return log if log is not None else _replay_or_stale(schedule, token)
 
@@ -237,7 +216,7 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
                     card_token=token,
                 )
         except IntegrityError:
-            schedule = _locked_schedule(learner=learner, item=item)
+            schedule = schedule_locked_for(learner=learner, item=item)
             replayed = ReviewLog.objects.filter(schedule=schedule, idempotency_key=token).first()
             if replayed is not None or schedule.reps:
                 return FirstGrade(log=replayed or _replay_or_stale(schedule, token), created=False)
@@ -251,50 +230,3 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
         if log is None:
             raise StaleCard(f"schedule {schedule.pk} changed under its lock")
         return FirstGrade(log=log, created=True)
-
-
-def review_undo(*, learner: User, now: datetime) -> ReviewLog:
-    """Undo the learner's latest session grade of today (their local day) not yet undone: the
-    schedule returns to its state before it. Undoing an item's first grade returns the item to
-    new (its schedule stays, since its logs point to it, with no reps: the queue offers it as new).
-
-    The review log stays as it was written; a ReviewUndo row records the undo. Raises
-    NothingToUndo when no grade of today is left, UndoRaced when a concurrent undo took it.
-    """
-    day_start, _ = day_bounds_at(
-        now=now, time_zone=learner.tz, day_start_hour=learner.day_start_hour
-    )
-    with transaction.atomic():
-        # Undo belongs to the review session: a lesson answer is not a session grade.
-        log = (
-            ReviewLog.objects.filter(learner=learner, undo__isnull=True, reviewed_at__gte=day_start)
-            .exclude(source=ReviewLog.Source.LESSON)
-            .order_by("-reviewed_at", "-id")
-            .first()
-        )
-        if log is None:
-            raise NothingToUndo("no grade of today to undo")
-        schedule = _locked_schedule(learner=learner, pk=log.schedule_id)
-        # Read under the schedule's lock: a concurrent undo of this grade has committed by now.
-        if ReviewUndo.objects.filter(log=log).exists():
-            raise UndoRaced(f"review {log.pk} was undone by another request")
-        before = log.state_before
-        card = fsrs_adapter.card_from_state_json(before, card_id=schedule.pk)
-        fsrs_adapter.card_to_schedule(card, schedule)
-        schedule.reps = before["reps"]
-        schedule.lapses = before["lapses"]
-        schedule.card_token = uuid.uuid4()
-        schedule.save()
-        ReviewUndo.objects.create(log=log, learner=learner, undone_at=fsrs_adapter.to_utc(now))
-        return log
-
-
-def schedule_unsuspend(*, learner: User, item_id: int) -> RecallSchedule:
-    """Bring a suspended leech back into the learner's reviews (raises DoesNotExist for an item
-    the learner has no schedule for). Its lapses stay counted."""
-    with transaction.atomic():
-        schedule = _locked_schedule(learner=learner, item_id=item_id)
-        schedule.suspended = False
-        schedule.card_token = uuid.uuid4()
-        schedule.save(update_fields=["suspended", "card_token", "updated_at"])
-        return schedule

@@ -27,14 +27,12 @@ from quizzes.services import fsrs_adapter
 from quizzes.services.card_state import card_state_dumps
 from quizzes.services.review import (
     Grade,
-    NothingToUndo,
     StaleCard,
-    UndoRaced,
     grade_duration_ms,
     review_grade,
-    review_undo,
     schedule_start,
 )
+from quizzes.services.undo import NothingToUndo, UndoRaced, review_undo
 
 # The empty state reloads itself when the next card can be shown; a browser timer holds a day.
 MAX_REFRESH_SECONDS = 86_400

@@ -19,7 +19,7 @@ from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.selectors.course_stats import course_stats as course_stats_for
 from quizzes.selectors.history import item_history_for, reviewed_items_for
 from quizzes.selectors.stats import WeekRate, learner_stats, taught_courses_for
-from quizzes.services.review import schedule_unsuspend
+from quizzes.services.undo import schedule_unsuspend
 
 
 def _history_chart(history: list[WeekRate]) -> BarChart:

@@ -17,7 +17,8 @@ from accounts.models import User
 from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.services import fsrs_adapter
 from quizzes.services.card_state import card_state_dumps, card_state_loads
-from quizzes.services.review import review_undo, schedule_start
+from quizzes.services.review import schedule_start
+from quizzes.services.undo import review_undo
 from tests.factories import UserFactory
 from tests.quizzes.factories import CourseWithItems, course_with_items
 from tests.quizzes.test_fsrs_adapter import STURDY, parameter_set

@@ -93,7 +93,7 @@ def test_concurrent_undos_undo_one_grade_and_tell_the_other(learner):
     """Two undos at once (a double click, two tabs): one undoes the latest grade, the other is
     told it was already undone; the grade before it stays as it was."""
     from quizzes.models import ReviewUndo
-    from quizzes.services.review import UndoRaced, review_undo
+    from quizzes.services.undo import UndoRaced, review_undo
 
     c = course_with_items(learner=learner)
     schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)

@@ -13,13 +13,8 @@ from django.utils import timezone
 
 from quizzes.models import RecallSchedule, ReviewLog, ReviewUndo
 from quizzes.services import fsrs_adapter
-from quizzes.services.review import (
-    NothingToUndo,
-    StaleCard,
-    review_grade,
-    review_undo,
-    schedule_start,
-)
+from quizzes.services.review import StaleCard, review_grade, schedule_start
+from quizzes.services.undo import NothingToUndo, review_undo
 from tests.factories import UserFactory
 from tests.quizzes.factories import course_with_items
 
