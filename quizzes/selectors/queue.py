@@ -207,7 +207,7 @@ def _counts_queryset(
         ReviewLog.objects.filter(
             learner=learner, reviewed_at__gte=day_start, undo__isnull=True
         ).exclude(source=ReviewLog.Source.LESSON),
-        "item__lesson__module__course_id",
+        "schedule__course_id",  # one join: the schedule carries its course
         _GRADES,
         reviews_today=Count("pk", filter=review),
         new_today=Count("pk", filter=new),
