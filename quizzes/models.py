@@ -88,7 +88,7 @@ class RecallSchedule(models.Model):
     item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="recall_schedules")
     # The item's course, kept on the schedule as Anki keeps a card's deck: the due queue counts
     # a learner's schedules per course without joining item, lesson and module. Moved with the
-    # item (services/schedule_courses.py); no index: nothing reads schedules by course alone.
+    # item (services/schedule_courses.py). No index: only deleting a course reads by it alone.
     course = models.ForeignKey("courses.Course", models.CASCADE, "+", db_index=False)
     state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
     step = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -26,7 +26,7 @@ _SALT = "quizzes.card-state"
 MAX_AGE = timedelta(days=1)
 # The form field's bound: a state is about 0.4 KB, 1 KB with a personal parameter set.
 MAX_LENGTH = 4000
-_VERSION = 1
+_VERSION = 1  # bump when the payload changes shape: older states are then read as bad ones
 _SCHEDULE_FIELDS = ("id", "learner_id", "item_id", "course_id", "state", "step", "stability",
                     "difficulty", "reps", "lapses", "suspended")  # fmt: skip
 
