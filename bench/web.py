@@ -139,13 +139,13 @@ def revealed_card_state(learner_id: int, schedule_id: int) -> str:
     """The signed card state the reveal of this schedule puts in its grade form."""
     from accounts.models import User
     from quizzes.selectors.cards import card_for
+    from quizzes.selectors.preview import scheduling_for_card
     from quizzes.services.card_state import card_state_dumps
-    from quizzes.services.fsrs_adapter import scheduling_for
 
     card = card_for(learner=User(pk=learner_id), schedule_id=schedule_id, item_id=None)
     assert card.schedule is not None
+    scheduling = scheduling_for_card(card=card, learner_id=learner_id)
     course = card.item.lesson.module.course
-    scheduling = scheduling_for(course=course, learner_id=learner_id)
     return card_state_dumps(schedule=card.schedule, course=course, scheduling=scheduling)
 
 

@@ -18,6 +18,13 @@ class GradePreview:
     interval: str
 
 
+def scheduling_for_card(*, card: QueueCard, learner_id: int | None) -> fsrs_adapter.Scheduling:
+    """What schedules this card: its schedule's owner's parameters and retention in its course
+    (for a new card, `learner_id`'s). One query."""
+    owner = card.schedule.learner_id if card.schedule is not None else learner_id
+    return fsrs_adapter.scheduling_for(course=card.item.lesson.module.course, learner_id=owner)
+
+
 def grade_previews(
     *,
     card: QueueCard,
@@ -31,7 +38,7 @@ def grade_previews(
     course = card.item.lesson.module.course
     owner = card.schedule.learner_id if card.schedule is not None else learner_id
     if scheduling is None:
-        scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=owner)
+        scheduling = scheduling_for_card(card=card, learner_id=learner_id)
     reps = card.schedule.reps if card.schedule is not None else 0
     seed = fsrs_adapter.fuzz_seed(learner_id=owner, item_id=card.item.pk, reps=reps)
     scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed)

@@ -20,7 +20,7 @@ from django.db import connection, models
 from courses.models import Course
 from quizzes.models import RecallSchedule
 from quizzes.selectors.cards import GRADED_COURSE_FIELDS
-from quizzes.services.fsrs_adapter import DEFAULT_WEIGHTS, Scheduling
+from quizzes.services.fsrs_adapter import DEFAULT_WEIGHTS, Scheduling, scheduling_from
 
 _SALT = "quizzes.card-state"
 MAX_AGE = timedelta(days=1)
@@ -92,9 +92,6 @@ def card_state_loads(
     values.update(due=_moment(due), last_review=_moment(last_review), card_token=uuid.UUID(token))
     schedule = _from_db(RecallSchedule, values)
     course = _from_db(Course, dict(zip(GRADED_COURSE_FIELDS, settings, strict=True)))
-    scheduling = Scheduling(
-        weights=tuple(float(w) for w in weights) if weights is not None else DEFAULT_WEIGHTS,
-        parameters_id=parameters_id,
-        desired_retention=float(retention),
-    )
+    # The retention as resolved at the reveal: it stands as the learner's own.
+    scheduling = scheduling_from(course=course, row=(parameters_id, weights, float(retention)))
     return schedule, course, scheduling

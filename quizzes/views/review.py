@@ -21,9 +21,8 @@ from accounts.http import AuthenticatedHttpRequest
 from quizzes.forms import GradeForm
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import QueueCard, card_for, enrolled_item_for
-from quizzes.selectors.preview import grade_previews
+from quizzes.selectors.preview import grade_previews, scheduling_for_card
 from quizzes.selectors.queue import due_queue_for, next_card_at
-from quizzes.services import fsrs_adapter
 from quizzes.services.card_state import card_state_dumps
 from quizzes.services.review import (
     Grade,
@@ -81,19 +80,20 @@ def _render_revealed(
 ) -> HttpResponse:
     """The card with its answer and grade buttons. Through htmx only the card is swapped, so
     the queue is not counted again; without JavaScript the whole page comes back."""
-    course = card.item.lesson.module.course
-    owner = card.schedule.learner_id if card.schedule is not None else request.user.pk
-    scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=owner)
+    scheduling = scheduling_for_card(card=card, learner_id=request.user.pk)
     context: dict[str, Any] = {
         "card": card,
         "revealed": True,
         "token": token,
         "shown_at": shown_at or int(time.time() * 1000),
-        "previews": grade_previews(card=card, now=timezone.now(), scheduling=scheduling),
+        "previews": grade_previews(
+            card=card, now=timezone.now(), learner_id=request.user.pk, scheduling=scheduling
+        ),
         "shortcuts": request.user.review_shortcuts_enabled,
     }
     if card.schedule is not None:
         # The grade schedules from this, as the buttons previewed, without reading it again.
+        course = card.item.lesson.module.course
         context["card_state"] = card_state_dumps(
             schedule=card.schedule, course=course, scheduling=scheduling
         )
