@@ -101,7 +101,9 @@ def write_request_files(folder: Path, *, port: int, learners: int) -> dict[str, 
         c = cookie(uid)
         card = due_queue_for(learner=User.objects.get(pk=uid), now=now).card
         assert card is not None and card.schedule is not None, "every learner has a card due"
-        reveal = f"/review/?reveal=1&schedule={card.schedule.pk}&token={card.schedule.card_token}"
+        counts = quote(panel_counts(uid))  # passed on by the reveal, unread
+        reveal = (f"/review/?reveal=1&schedule={card.schedule.pk}&token={card.schedule.card_token}"
+                  f"&counts={counts}")  # fmt: skip
         lines["bare"].append(f"GET\t/bench/bare/\t{c}")
         lines["GET /review/"].append(f"GET\t/review/\t{c}")
         lines["reveal"].append(f"GET\t{reveal}\t{c}\t\t{htmx}")
@@ -122,7 +124,10 @@ def write_request_files(folder: Path, *, port: int, learners: int) -> dict[str, 
             continue
         per_learner[uid] += 1
         state = quote(revealed_card_state(uid, sid))  # what the reveal's form carries
-        body = f"rating=3&schedule_id={sid}&card_token={token}&card_state={state}"
+        # The counts are signed when the lines are used (with_fresh_counts): they keep 10 minutes.
+        body = (
+            f"rating=3&schedule_id={sid}&card_token={token}&card_state={state}&counts=COUNTS_{uid}"
+        )
         headers = f"{htmx}|X-CSRFToken={csrf}|Origin={origin}|Content-Type=application/x-www-form-urlencoded"
         lines["POST /review/grade/"].append(
             f"POST\t/review/grade/\t{cookie(uid)}\t{body}\t{headers}"
@@ -133,6 +138,31 @@ def write_request_files(folder: Path, *, port: int, learners: int) -> dict[str, 
         path.write_text("\n".join(rows) + "\n")
         files[name] = (path, name == "POST /review/grade/")
     return files
+
+
+def panel_counts(learner_id: int) -> str:
+    """The signed counts the review panel carries into its card's reveal and grade forms."""
+    from django.utils import timezone
+
+    from accounts.models import User
+    from quizzes.selectors.carried_counts import counted_now, counts_dumps
+    from quizzes.selectors.queue import queue_counts_for
+
+    learner, now = User.objects.get(pk=learner_id), timezone.now()
+    counts = queue_counts_for(learner=learner, now=now)
+    return counts_dumps(counted_now(learner=learner, counts=counts, now=now), learner_id=learner_id)
+
+
+def with_fresh_counts(lines: str) -> str:
+    """Grade lines with each learner's counts signed now, as their panel would have them."""
+    signed: dict[str, str] = {}
+
+    def counts(match: re.Match[str]) -> str:
+        if match.group(1) not in signed:
+            signed[match.group(1)] = quote(panel_counts(int(match.group(1))))
+        return signed[match.group(1)]
+
+    return re.sub(r"COUNTS_(\d+)", counts, lines)
 
 
 def revealed_card_state(learner_id: int, schedule_id: int) -> str:
@@ -303,7 +333,7 @@ def measure(
                     : len(grade_lines) // slices
                 ]
                 file = folder / f"grade_{connections}.tsv"
-                file.write_text("\n".join(part) + "\n")
+                file.write_text(with_fresh_counts("\n".join(part) + "\n"))
             rate = wrk(url, file, connections=connections, seconds=args.seconds,
                        max_requests=args.max_requests, once=once)  # fmt: skip
             bare_after = wrk(url, bare_file, connections=connections, seconds=args.seconds,

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from web import start_server, with_server_database, write_request_files, wrk
+from web import start_server, with_fresh_counts, with_server_database, write_request_files, wrk
 
 PATHS = ("bare", "GET /review/", "reveal", "POST /review/grade/", "lesson", "/review/stats/")
 
@@ -81,6 +81,8 @@ def run(args: argparse.Namespace, port: int, env: dict[str, str], folder: Path) 
         kinds: dict[str, list[tuple[str, float, float]]] = {}
         for label in PATHS:
             file, once = files[label]
+            if once:  # the grades: their counts signed now
+                file.write_text(with_fresh_counts(file.read_text()))
             timing(url, reset=True)
             rate = wrk(url, file, connections=1, seconds=args.seconds, max_requests=20_000,
                        once=once)  # fmt: skip

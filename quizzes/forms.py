@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from quizzes.fsrs_optimizer import WorkloadCurve
+from quizzes.selectors.carried_counts import MAX_LENGTH as COUNTS_MAX_LENGTH
 from quizzes.services.card_state import MAX_LENGTH as CARD_STATE_MAX_LENGTH
 from quizzes.services.course_settings import RETENTION_MAX, RETENTION_MIN
 
@@ -141,3 +142,5 @@ class GradeForm(forms.Form):
     shown_at = forms.IntegerField(required=False, min_value=0)
     # The signed card as the reveal showed it (quizzes/services/card_state.py).
     card_state = forms.CharField(required=False, max_length=CARD_STATE_MAX_LENGTH)
+    # Today's counts as the panel showed them (quizzes/selectors/carried_counts.py).
+    counts = forms.CharField(required=False, max_length=COUNTS_MAX_LENGTH)

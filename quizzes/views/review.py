@@ -21,6 +21,15 @@ from accounts.http import AuthenticatedHttpRequest
 from quizzes.forms import GradeForm
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import QueueCard, card_for, enrolled_item_for
+from quizzes.selectors.carried_counts import MAX_LENGTH as COUNTS_MAX_LENGTH
+from quizzes.selectors.carried_counts import (
+    CarriedCounts,
+    counted_now,
+    counts_after_grade,
+    counts_dumps,
+    counts_loads,
+    due_queue_carried,
+)
 from quizzes.selectors.preview import grade_previews, scheduling_for_card
 from quizzes.selectors.queue import due_queue_for, next_card_at
 from quizzes.services.card_state import card_state_dumps
@@ -49,10 +58,18 @@ def _card_token(card: QueueCard) -> uuid.UUID:
     return card.schedule.card_token if card.schedule is not None else uuid.uuid4()
 
 
-def _render_panel(request: AuthenticatedHttpRequest, *, notice: str = "") -> HttpResponse:
-    """The whole panel: today's counts, the next card (or why there is none), undo."""
+def _render_panel(
+    request: AuthenticatedHttpRequest, *, notice: str = "", carried: CarriedCounts | None = None
+) -> HttpResponse:
+    """The whole panel: today's counts, the next card (or why there is none), undo. With
+    `carried` counts (a grade's), the queue is not counted again unless they run out."""
     now = timezone.now()
-    queue = due_queue_for(learner=request.user, now=now)
+    found = due_queue_carried(learner=request.user, now=now, carried=carried) if carried else None
+    if found is not None:
+        queue, carried = found
+    else:
+        queue = due_queue_for(learner=request.user, now=now)
+        carried = counted_now(learner=request.user, counts=queue.counts, now=now)
     card = queue.card
     context: dict[str, Any] = {
         "queue": queue,
@@ -71,12 +88,19 @@ def _render_panel(request: AuthenticatedHttpRequest, *, notice: str = "") -> Htt
     else:
         context["token"] = _card_token(card)
         context["shown_at"] = int(time.time() * 1000)
+        # The counts ride with the card, through the reveal, to its grade.
+        context["counts"] = counts_dumps(carried, learner_id=request.user.pk)
     template = "quizzes/session.html#panel" if request.htmx else "quizzes/session.html"
     return render(request, template, context)
 
 
 def _render_revealed(
-    request: AuthenticatedHttpRequest, *, card: QueueCard, token: uuid.UUID, shown_at: int | None
+    request: AuthenticatedHttpRequest,
+    *,
+    card: QueueCard,
+    token: uuid.UUID,
+    shown_at: int | None,
+    counts: str,
 ) -> HttpResponse:
     """The card with its answer and grade buttons. Through htmx only the card is swapped, so
     the queue is not counted again; without JavaScript the whole page comes back."""
@@ -90,6 +114,8 @@ def _render_revealed(
             card=card, now=timezone.now(), learner_id=request.user.pk, scheduling=scheduling
         ),
         "shortcuts": request.user.review_shortcuts_enabled,
+        # Passed on as the panel signed them; the grade checks them.
+        "counts": counts if len(counts) <= COUNTS_MAX_LENGTH else "",
     }
     if card.schedule is not None:
         # The grade schedules from this, as the buttons previewed, without reading it again.
@@ -124,7 +150,11 @@ def session(request: AuthenticatedHttpRequest) -> HttpResponse:
                 reswap(retarget(response, "#review-panel"), "innerHTML")
             return response
         return _render_revealed(
-            request, card=card, token=token, shown_at=_int_or_none(request.GET.get("shown_at"))
+            request,
+            card=card,
+            token=token,
+            shown_at=_int_or_none(request.GET.get("shown_at")),
+            counts=request.GET.get("counts", ""),
         )
     return _render_panel(request)
 
@@ -142,6 +172,7 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     schedule_id = form.cleaned_data["schedule_id"]
     item_id = form.cleaned_data["item_id"]
     notice = ""
+    log: ReviewLog | None = None
     grade: Grade = {
         "card_token": form.cleaned_data["card_token"],
         "rating": form.cleaned_data["rating"],
@@ -152,13 +183,13 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     try:
         if schedule_id is not None:
             card_state = form.cleaned_data["card_state"]
-            review_grade(
+            log = review_grade(
                 learner=request.user, schedule_id=schedule_id, card_state=card_state, **grade
             )
         elif item_id is not None:
             # Not only new items: a retried first grade must reach schedule_start to be replayed.
             item = enrolled_item_for(learner=request.user, item_id=item_id)
-            schedule_start(learner=request.user, item=item, **grade)
+            log = schedule_start(learner=request.user, item=item, **grade).log
         else:
             return HttpResponse("No card given.", status=400)
     except (RecallSchedule.DoesNotExist, QuizItem.DoesNotExist) as exc:
@@ -169,7 +200,13 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
         if notice:
             messages.info(request, notice)
         return redirect("quizzes:session")
-    return _render_panel(request, notice=notice)
+    # The panel's counts with this grade applied, rather than the queue counted again.
+    carried = None
+    if log is not None:
+        carried = counts_loads(form.cleaned_data["counts"], learner=request.user, now=now)
+        if carried is not None:
+            carried = counts_after_grade(carried, learner=request.user, log=log, now=now)
+    return _render_panel(request, notice=notice, carried=carried)
 
 
 @require_POST

@@ -1,0 +1,157 @@
+"""Today's counts, carried by the review page from one card to the next.
+
+Counting a learner's queue reads all their schedules and today's grades (the counts statement in
+queue.py). Within a review session the counts change mostly through the learner's own grades,
+so, as Anki keeps its counts with the session's queue, the panel signs the counts it showed into
+the card's forms, and the grade applies its own change to them instead of counting again.
+
+What can drift, and how far:
+- a learning step falling due after the count: it is counted when it is shown;
+- grades from another tab, a lesson or an email, and changed limits or enrolments: the counts
+  are at most MAX_AGE old, and the cards shown are always read from the database;
+- a new local day, or counted cards that are gone: the panel counts afresh, as it does at the
+  end of the queue, so the empty state's figures are always fresh.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.core import signing
+
+from accounts.models import User
+from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.selectors.cards import LEARN_AHEAD, LEARNING_STATES, due_card_for, first_new_card_for
+from quizzes.selectors.queue import CourseCounts, DueQueue, QueueCounts, local_day_bounds
+
+_SALT = "quizzes.queue-counts"
+MAX_AGE = timedelta(minutes=10)
+# The form fields' bound: about 60 characters per enrolled course.
+MAX_LENGTH = 2000
+_VERSION = 1  # bump when the payload changes shape: older counts then read as bad ones
+_FIELDS = tuple(f.name for f in dataclasses.fields(CourseCounts))
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+@dataclass(frozen=True)
+class CarriedCounts:
+    counts: QueueCounts
+    counted_at: datetime  # learning steps due by counted_at + LEARN_AHEAD are in the counts
+    day_start: datetime  # the learner's local day they belong to
+
+    def adjusted(self, course_id: int, **change: int) -> CarriedCounts:
+        """The counts with `change` added to one course's figures (never below zero)."""
+        courses = tuple(
+            dataclasses.replace(
+                c, **{name: max(getattr(c, name) + by, 0) for name, by in change.items()}
+            )
+            if c.course_id == course_id
+            else c
+            for c in self.counts.courses
+        )
+        return dataclasses.replace(self, counts=QueueCounts(courses=courses))
+
+
+def counted_now(*, learner: User, counts: QueueCounts, now: datetime) -> CarriedCounts:
+    """Counts just counted, to be carried from `now`."""
+    day_start, _ = local_day_bounds(learner=learner, now=now)
+    return CarriedCounts(counts=counts, counted_at=now, day_start=day_start)
+
+
+def counts_dumps(carried: CarriedCounts, *, learner_id: int) -> str:
+    """The signed counts for the card's reveal and grade forms."""
+    payload = [
+        _VERSION,
+        learner_id,
+        (carried.counted_at - _EPOCH) // _MICROSECOND,
+        (carried.day_start - _EPOCH) // _MICROSECOND,
+        [[getattr(c, name) for name in _FIELDS] for c in carried.counts.courses],
+    ]
+    return signing.dumps(payload, salt=_SALT)
+
+
+def counts_loads(value: str, *, learner: User, now: datetime) -> CarriedCounts | None:
+    """The carried counts, or None unless `value` is this learner's, signed within MAX_AGE, of
+    their current local day."""
+    if not value or len(value) > MAX_LENGTH:
+        return None
+    try:
+        version, learner_id, counted_at, day_start, rows = signing.loads(
+            value, salt=_SALT, max_age=MAX_AGE
+        )
+        if version != _VERSION or learner_id != learner.pk:
+            return None
+        courses = tuple(CourseCounts(**dict(zip(_FIELDS, row, strict=True))) for row in rows)
+    except (signing.BadSignature, ValueError, TypeError):
+        return None
+    start = _EPOCH + day_start * _MICROSECOND
+    if start != local_day_bounds(learner=learner, now=now)[0]:
+        return None
+    carried = CarriedCounts(
+        counts=QueueCounts(courses=courses),
+        counted_at=_EPOCH + counted_at * _MICROSECOND,
+        day_start=start,
+    )
+    return carried if carried.counted_at <= now else None
+
+
+def counts_after_grade(
+    carried: CarriedCounts, *, learner: User, log: ReviewLog, now: datetime
+) -> CarriedCounts:
+    """The counts after the graded card, which the panel showed and so counted, moved from
+    where it was to where the grade put it, by the counts statement's own definitions."""
+    schedule: RecallSchedule = log.schedule  # as graded (a replay's is read again)
+    before: dict[str, Any] = log.state_before
+    change: dict[str, int] = {}
+
+    def add(name: str, by: int) -> None:
+        change[name] = change.get(name, 0) + by
+
+    if not before.get("reps"):
+        add("new_today", 1)
+        add("new_available", -1)
+    elif before.get("state") == RecallSchedule.State.REVIEW:
+        add("reviews_today", 1)
+        add("review_due", -1)
+    else:
+        add("learning_today", 1)
+        add("learning_due", -1)
+    if not schedule.suspended:  # a leech leaves the queue
+        _, day_end = local_day_bounds(learner=learner, now=now)
+        if schedule.state == RecallSchedule.State.REVIEW and schedule.due < day_end:
+            add("review_due", 1)
+        elif schedule.state in LEARNING_STATES and schedule.due <= carried.counted_at + LEARN_AHEAD:
+            add("learning_due", 1)
+    return carried.adjusted(schedule.course_id, **change)
+
+
+def due_queue_carried(
+    *, learner: User, now: datetime, carried: CarriedCounts
+) -> tuple[DueQueue, CarriedCounts] | None:
+    """The next card as `due_queue_for` chooses it, with the carried counts; None when the
+    queue must be counted afresh (no card left, or counted cards gone)."""
+    counts = carried.counts
+    card = None
+    if counts.enrolled_course_ids:
+        # Not only when the counts say so: a learning step may have fallen due since.
+        card = due_card_for(
+            learner=learner,
+            learn_ahead_until=now + LEARN_AHEAD,
+            day_end=local_day_bounds(learner=learner, now=now)[1],
+            enrolled=counts.enrolled_course_ids,
+            reviewing=counts.review_course_ids,
+        )
+    if card is None:
+        if counts.due_count or not counts.new_count:
+            return None
+        card = first_new_card_for(learner=learner, courses=counts.new_course_ids)
+        if card is None:
+            return None
+    elif card.schedule is not None and card.schedule.state in LEARNING_STATES:
+        if card.schedule.due > carried.counted_at + LEARN_AHEAD:
+            carried = carried.adjusted(card.schedule.course_id, learning_due=1)
+    return DueQueue(counts=carried.counts, card=card), carried
