@@ -8,7 +8,9 @@ real course, a 400-item recall course and learners with schedules and review log
 (config/gunicorn.py, DJANGO_ENV=production, DEBUG off, a bench-only URLconf adding the bare view)
 on a free 127.0.0.1 port, logs learners in, and with wrk measures each page's requests/s between
 two runs of the bare view (a logged-in view returning "ok" through the same middleware) at
-concurrency 1, 10 and 50, printing each page's ratio to the mean of the two. Requests go only to
+concurrency 1, 10 and 50, printing each page's ratio to the mean of the two: the median over
+--rounds interleaved rounds (this machine is shared; one 3-second run of a page can move its
+ratio by 0.05 either way), with the range beside it. Requests go only to
 127.0.0.1 and are bounded in count (--max-requests per thread) and time (--seconds per run).
 """
 
@@ -21,6 +23,7 @@ import re
 import secrets
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -232,6 +235,7 @@ def main() -> int:
     parser.add_argument("--logs", type=int, default=2, help="review logs per schedule")
     parser.add_argument("--seconds", type=int, default=6, help="length of each wrk run")
     parser.add_argument("--max-requests", type=int, default=20_000, help="per wrk thread and run")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians shown")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway database")
     args = parser.parse_args()
     for name, value, low, high in (
@@ -240,6 +244,7 @@ def main() -> int:
         ("--logs", args.logs, 0, 20),
         ("--seconds", args.seconds, 1, 120),
         ("--max-requests", args.max_requests, 1, 1_000_000),
+        ("--rounds", args.rounds, 1, 9),
     ):
         if not low <= value <= high:
             parser.error(f"{name} must be between {low} and {high}")
@@ -318,40 +323,51 @@ def measure(
             wrk(url, file, connections=10, seconds=1, max_requests=50, once=False)
     grade_file, _ = files["POST /review/grade/"]
     grade_lines = grade_file.read_text().splitlines()
-    slices = len(CONCURRENCY)
-    print(f"\n{'path':<24}" + "".join(f"{f'c={c} req/s':>14}{'ratio':>7}" for c in CONCURRENCY))
-    results: dict[str, list[tuple[float, float]]] = {name: [] for name in GOALS}
+    slices = len(CONCURRENCY) * args.rounds
+    # (rate, ratio) per page, concurrency level and round
+    results = {name: [[] for _ in CONCURRENCY] for name in GOALS}  # type: ignore[var-annotated]
     bare_rates: list[list[float]] = [[] for _ in CONCURRENCY]
-    for level, connections in enumerate(CONCURRENCY):
-        bare_before = wrk(url, bare_file, connections=connections, seconds=args.seconds,
-                          max_requests=args.max_requests, once=False)  # fmt: skip
-        bare_rates[level].append(bare_before)
-        for name in GOALS:
-            file, once = files[name]
-            if once:  # this level's own slice of never-used card tokens
-                part = grade_lines[level * len(grade_lines) // slices :][
-                    : len(grade_lines) // slices
-                ]
-                file = folder / f"grade_{connections}.tsv"
-                file.write_text(with_fresh_counts("\n".join(part) + "\n"))
-            rate = wrk(url, file, connections=connections, seconds=args.seconds,
-                       max_requests=args.max_requests, once=once)  # fmt: skip
-            bare_after = wrk(url, bare_file, connections=connections, seconds=args.seconds,
-                             max_requests=args.max_requests, once=False)  # fmt: skip
-            bare = (bare_before + bare_after) / 2
-            results[name].append((rate, rate / bare))
-            bare_rates[level].append(bare_after)
-            bare_before = bare_after
+    for round_ in range(args.rounds):
+        for level, connections in enumerate(CONCURRENCY):
+            bare_before = wrk(url, bare_file, connections=connections, seconds=args.seconds,
+                              max_requests=args.max_requests, once=False)  # fmt: skip
+            bare_rates[level].append(bare_before)
+            for name in GOALS:
+                file, once = files[name]
+                if once:  # this run's own slice of never-used card tokens
+                    at = (round_ * len(CONCURRENCY) + level) * len(grade_lines) // slices
+                    part = grade_lines[at : at + len(grade_lines) // slices]
+                    file = folder / f"grade_{round_}_{connections}.tsv"
+                    file.write_text(with_fresh_counts("\n".join(part) + "\n"))
+                rate = wrk(url, file, connections=connections, seconds=args.seconds,
+                           max_requests=args.max_requests, once=once)  # fmt: skip
+                bare_after = wrk(url, bare_file, connections=connections, seconds=args.seconds,
+                                 max_requests=args.max_requests, once=False)  # fmt: skip
+                results[name][level].append((rate, rate / ((bare_before + bare_after) / 2)))
+                bare_rates[level].append(bare_after)
+                bare_before = bare_after
+    print(f"\nMedian of {args.rounds} round(s); the ratio's range over the rounds in brackets.")
+    print(f"{'path':<24}" + "".join(f"{f'c={c} req/s':>12}{'ratio':>17}" for c in CONCURRENCY))
     failed = 0
-    spread = "".join(f"{f'{min(r):.0f}-{max(r):.0f}':>14}{'1.00':>7}" for r in bare_rates)
+    spread = "".join(f"{f'{min(r):.0f}-{max(r):.0f}':>12}{'1.00':>17}" for r in bare_rates)
     print(f"{'bare view (all runs)':<24}{spread}")
     for name, goal in GOALS.items():
-        cells = "".join(f"{rate:>14.0f}{ratio:>7.2f}" for rate, ratio in results[name])
-        low = min(ratio for _, ratio in results[name])
-        verdict = (
-            "" if goal is None else (f"  goal {goal:.2f}: " + ("met" if low >= goal else "NOT met"))
+        medians = [
+            (statistics.median(r for r, _ in runs), statistics.median(q for _, q in runs),
+             min(q for _, q in runs), max(q for _, q in runs))
+            for runs in results[name]
+        ]  # fmt: skip
+        cells = "".join(
+            f"{rate:>12.0f}{f'{ratio:.2f} [{low:.2f}-{high:.2f}]':>17}"
+            for rate, ratio, low, high in medians
         )
-        failed += goal is not None and low < goal
+        lowest = min(ratio for _, ratio, _, _ in medians)
+        verdict = (
+            ""
+            if goal is None
+            else (f"  goal {goal:.2f}: " + ("met" if lowest >= goal else "NOT met"))
+        )
+        failed += goal is not None and lowest < goal
         print(f"{name:<24}{cells}{verdict}")
     return 0 if not failed else 1
 
