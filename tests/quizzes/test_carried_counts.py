@@ -85,6 +85,16 @@ def _course_with_a_queue(learner: User, **limits: int) -> CourseWithItems:
     return c
 
 
+def _reviews_due_later(client: Client, learner: User, *names: str) -> CourseWithItems:
+    """A course whose items `names` are reviews due at LATER, its learner signed in."""
+    c = course_with_items(learner=learner, learning_steps_minutes=[], daily_new_limit=0)
+    for name in names:
+        item = getattr(c, name)
+        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=4, now=T0)
+    client.force_login(learner)
+    return c
+
+
 @pytest.mark.parametrize(
     "ratings",
     [
@@ -144,10 +154,7 @@ def test_a_learning_step_that_falls_due_after_the_count_is_counted_when_shown(
 
 def test_the_end_of_the_queue_is_counted_afresh(client: Client, learner: User) -> None:
     """A grade from elsewhere is not in the carried counts; the empty state counts anyway."""
-    c = course_with_items(learner=learner, learning_steps_minutes=[], daily_new_limit=0)
-    for item in (c.mc, c.numeric):
-        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=4, now=T0)
-    client.force_login(learner)
+    _reviews_due_later(client, learner, "mc", "numeric")
     with time_machine.travel(LATER, tick=False):
         panel = client.get(reverse("quizzes:session")).content.decode()
         assert _left_today(panel) == 2
@@ -182,12 +189,9 @@ def test_counts_that_cannot_be_trusted_are_not_read(learner: User) -> None:
 
 
 def test_another_learners_counts_in_the_form_are_ignored(client: Client, learner: User) -> None:
-    c = course_with_items(learner=learner, learning_steps_minutes=[], daily_new_limit=0)
-    schedule_start(learner=learner, item=c.mc, card_token=uuid.uuid4(), rating=4, now=T0)
-    schedule_start(learner=learner, item=c.numeric, card_token=uuid.uuid4(), rating=4, now=T0)
+    _reviews_due_later(client, learner, "mc", "numeric")
     other = UserFactory()
     EnrollmentFactory(course=course_with_items().course, user=other)
-    client.force_login(learner)
     with time_machine.travel(LATER, tick=False):
         theirs = counts_dumps(
             counted_now(
@@ -208,9 +212,7 @@ def test_another_learners_counts_in_the_form_are_ignored(client: Client, learner
 def test_overlong_counts_are_dropped_by_the_reveal_and_refused_by_the_grade(
     client: Client, learner: User
 ) -> None:
-    c = course_with_items(learner=learner, learning_steps_minutes=[], daily_new_limit=0)
-    schedule_start(learner=learner, item=c.mc, card_token=uuid.uuid4(), rating=4, now=T0)
-    client.force_login(learner)
+    c = _reviews_due_later(client, learner, "mc")
     with time_machine.travel(LATER, tick=False):
         panel = client.get(reverse("quizzes:session")).content.decode()
         reveal = {**_hidden(panel, "reveal-form"), "counts": "x" * 3000}
@@ -228,10 +230,7 @@ def test_overlong_counts_are_dropped_by_the_reveal_and_refused_by_the_grade(
 def test_a_grade_with_carried_counts_does_not_count_the_queue(
     client: Client, learner: User
 ) -> None:
-    c = course_with_items(learner=learner, learning_steps_minutes=[], daily_new_limit=0)
-    for item in (c.numeric, c.recall):
-        schedule_start(learner=learner, item=item, card_token=uuid.uuid4(), rating=4, now=T0)
-    client.force_login(learner)
+    _reviews_due_later(client, learner, "numeric", "recall")
     with time_machine.travel(LATER, tick=False):
         panel = client.get(reverse("quizzes:session")).content.decode()
         revealed = client.get(
