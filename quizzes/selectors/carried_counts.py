@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core import signing
 
 from accounts.models import User
+from core.moments import epoch_micros, from_epoch_micros
 from quizzes.models import RecallSchedule, ReviewLog
 from quizzes.selectors.cards import LEARN_AHEAD, LEARNING_STATES, due_card_for, first_new_card_for
 from quizzes.selectors.queue import CourseCounts, DueQueue, QueueCounts, local_day_bounds
@@ -33,15 +34,14 @@ MAX_AGE = timedelta(minutes=10)
 MAX_LENGTH = 2000
 _VERSION = 1  # bump when the payload changes shape: older counts then read as bad ones
 _FIELDS = tuple(f.name for f in dataclasses.fields(CourseCounts))
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
 class CarriedCounts:
     counts: QueueCounts
     counted_at: datetime  # learning steps due by counted_at + LEARN_AHEAD are in the counts
-    day_start: datetime  # the learner's local day they belong to
+    day_start: datetime  # the learner's local day they belong to, its start and end
+    day_end: datetime
 
     def adjusted(self, course_id: int, **change: int) -> CarriedCounts:
         """The counts with `change` added to one course's figures (never below zero)."""
@@ -58,8 +58,8 @@ class CarriedCounts:
 
 def counted_now(*, learner: User, counts: QueueCounts, now: datetime) -> CarriedCounts:
     """Counts just counted, to be carried from `now`."""
-    day_start, _ = local_day_bounds(learner=learner, now=now)
-    return CarriedCounts(counts=counts, counted_at=now, day_start=day_start)
+    day_start, day_end = local_day_bounds(learner=learner, now=now)
+    return CarriedCounts(counts=counts, counted_at=now, day_start=day_start, day_end=day_end)
 
 
 def counts_dumps(carried: CarriedCounts, *, learner_id: int) -> str:
@@ -67,8 +67,8 @@ def counts_dumps(carried: CarriedCounts, *, learner_id: int) -> str:
     payload = [
         _VERSION,
         learner_id,
-        (carried.counted_at - _EPOCH) // _MICROSECOND,
-        (carried.day_start - _EPOCH) // _MICROSECOND,
+        epoch_micros(carried.counted_at),
+        epoch_micros(carried.day_start),
         [[getattr(c, name) for name in _FIELDS] for c in carried.counts.courses],
     ]
     return signing.dumps(payload, salt=_SALT)
@@ -88,20 +88,19 @@ def counts_loads(value: str, *, learner: User, now: datetime) -> CarriedCounts |
         courses = tuple(CourseCounts(**dict(zip(_FIELDS, row, strict=True))) for row in rows)
     except (signing.BadSignature, ValueError, TypeError):
         return None
-    start = _EPOCH + day_start * _MICROSECOND
-    if start != local_day_bounds(learner=learner, now=now)[0]:
+    start, end = local_day_bounds(learner=learner, now=now)
+    if from_epoch_micros(day_start) != start:
         return None
     carried = CarriedCounts(
         counts=QueueCounts(courses=courses),
-        counted_at=_EPOCH + counted_at * _MICROSECOND,
+        counted_at=from_epoch_micros(counted_at),
         day_start=start,
+        day_end=end,
     )
     return carried if carried.counted_at <= now else None
 
 
-def counts_after_grade(
-    carried: CarriedCounts, *, learner: User, log: ReviewLog, now: datetime
-) -> CarriedCounts:
+def counts_after_grade(carried: CarriedCounts, *, log: ReviewLog) -> CarriedCounts:
     """The counts after the graded card, which the panel showed and so counted, moved from
     where it was to where the grade put it, by the counts statement's own definitions."""
     schedule: RecallSchedule = log.schedule  # as graded (a replay's is read again)
@@ -121,8 +120,7 @@ def counts_after_grade(
         add("learning_today", 1)
         add("learning_due", -1)
     if not schedule.suspended:  # a leech leaves the queue
-        _, day_end = local_day_bounds(learner=learner, now=now)
-        if schedule.state == RecallSchedule.State.REVIEW and schedule.due < day_end:
+        if schedule.state == RecallSchedule.State.REVIEW and schedule.due < carried.day_end:
             add("review_due", 1)
         elif schedule.state in LEARNING_STATES and schedule.due <= carried.counted_at + LEARN_AHEAD:
             add("learning_due", 1)
@@ -141,7 +139,7 @@ def due_queue_carried(
         card = due_card_for(
             learner=learner,
             learn_ahead_until=now + LEARN_AHEAD,
-            day_end=local_day_bounds(learner=learner, now=now)[1],
+            day_end=carried.day_end,
             enrolled=counts.enrolled_course_ids,
             reviewing=counts.review_course_ids,
         )

@@ -11,12 +11,13 @@ another learner, schedule or token is ignored, and the grade reads the schedule 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core import signing
 from django.db import connection, models
 
+from core.moments import epoch_micros, from_epoch_micros
 from courses.models import Course
 from quizzes.models import RecallSchedule
 from quizzes.selectors.cards import GRADED_COURSE_FIELDS
@@ -33,16 +34,12 @@ _SCHEDULE_FIELDS = ("id", "learner_id", "item_id", "course_id", "state", "step",
 Shown = tuple[RecallSchedule, Course, Scheduling]
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
-
-
 def _micros(moment: datetime | None) -> int | None:
-    return None if moment is None else (moment - _EPOCH) // _MICROSECOND  # exact, unlike floats
+    return None if moment is None else epoch_micros(moment)
 
 
 def _moment(micros: int | None) -> datetime | None:
-    return None if micros is None else _EPOCH + micros * _MICROSECOND
+    return None if micros is None else from_epoch_micros(micros)
 
 
 def _from_db[M: models.Model](model: type[M], values: dict[str, Any]) -> M:

@@ -205,7 +205,7 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     if log is not None:
         carried = counts_loads(form.cleaned_data["counts"], learner=request.user, now=now)
         if carried is not None:
-            carried = counts_after_grade(carried, learner=request.user, log=log, now=now)
+            carried = counts_after_grade(carried, log=log)
     return _render_panel(request, notice=notice, carried=carried)
 
 
