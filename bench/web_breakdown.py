@@ -8,7 +8,9 @@ sync worker, wrk at concurrency 1, and a bench-only middleware (bench/_web_timin
 per path the time inside Django, the worker's user CPU, and each SQL statement's round trip as
 Django's execute wrapper sees it. Prints per request: server time, Python CPU, statements and
 their time, then each page's statements by kind with their mean round trip, beside the bare
-view's. wrk's own requests/s are printed too, as in bench/web.py.
+view's. wrk's own requests/s are printed too, as in bench/web.py. Last, the floor those round
+trips stand on, measured in the same run with psycopg alone: an empty statement, a committed
+one-row UPDATE, and the two pipelined.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import argparse
 import json
 import os
 import sys
+import time
 import urllib.request
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -109,7 +113,52 @@ def run(args: argparse.Namespace, port: int, env: dict[str, str], folder: Path) 
     finally:
         server.terminate()
         server.wait(timeout=30)
+    print_floor(os.environ["DATABASE_URL"])
     return 0
+
+
+def print_floor(database_url: str, *, repeat: int = 2000) -> None:
+    """psycopg's own round trips on the benchmark's database: what no statement can beat."""
+    import psycopg
+
+    def best(run: Callable[[], object]) -> float:
+        for _ in range(200):
+            run()
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            for _ in range(repeat):
+                run()
+            times.append((time.perf_counter() - started) / repeat)
+        return min(times) * 1000
+
+    with psycopg.connect(database_url, autocommit=True, prepare_threshold=0) as conn:
+        # A logged table (not a temporary one), so each commit waits for its WAL flush as a
+        # grade's does; the throwaway database goes with it.
+        conn.execute("CREATE TABLE floor_row (id int PRIMARY KEY, n int)")
+        conn.execute("INSERT INTO floor_row VALUES (1, 0)")
+        cursor = conn.cursor()
+        update = "UPDATE floor_row SET n = n + 1 WHERE id = %s"
+
+        def one_after_the_other() -> None:
+            cursor.execute(update, (1,))
+            conn.execute("SELECT n FROM floor_row WHERE id = %s", (1,)).fetchall()
+
+        def pipelined() -> None:
+            with conn.pipeline():
+                cursor.execute(update, (1,))
+                conn.execute("SELECT n FROM floor_row WHERE id = %s", (1,)).fetchall()
+
+        figures = {
+            "SELECT 1": best(lambda: cursor.execute("SELECT 1").fetchall()),
+            "one-row UPDATE, committed": best(lambda: cursor.execute(update, (1,))),
+            "it and a SELECT, one after the other": best(one_after_the_other),
+            "the two pipelined": best(pipelined),
+        }
+    print(
+        "\nFloor, psycopg alone on the same database (best of 3 × "
+        f"{repeat:,}): " + "; ".join(f"{k} {v:.3f} ms" for k, v in figures.items())
+    )
 
 
 if __name__ == "__main__":
