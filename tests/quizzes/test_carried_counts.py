@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.models import User
-from quizzes.models import RecallSchedule
+from quizzes.models import QuizItem, RecallSchedule
 from quizzes.selectors.carried_counts import (
     MAX_AGE,
     counted_now,
@@ -25,7 +25,7 @@ from quizzes.selectors.carried_counts import (
     counts_loads,
 )
 from quizzes.selectors.course_stats import LEECH_LAPSES
-from quizzes.selectors.queue import QueueCounts, queue_counts_for
+from quizzes.selectors.queue import QueueCounts, due_queue_for, queue_counts_for
 from quizzes.services.review import review_grade, schedule_start
 from tests.factories import EnrollmentFactory, QuizItemFactory, UserFactory
 from tests.quizzes.factories import CourseWithItems, course_with_items
@@ -62,6 +62,24 @@ def _reveal_and_grade(client: Client, panel: str, rating: int) -> str:
     response = client.post(reverse("quizzes:grade"), {**form, "rating": rating}, **HTMX)
     assert response.status_code == 200, response.content.decode()[:300]
     return response.content.decode()
+
+
+def _shown_card(panel: str) -> tuple[str, str] | None:
+    form = _hidden(panel, "reveal-form")
+    return (
+        ("schedule", form["schedule"])
+        if "schedule" in form
+        else ("item", form["item"])
+        if form
+        else None
+    )
+
+
+def _fresh_card(learner: User, now: datetime) -> tuple[str, str] | None:
+    card = due_queue_for(learner=learner, now=now).card
+    if card is None:
+        return None
+    return ("schedule", str(card.schedule.pk)) if card.schedule else ("item", str(card.item.pk))
 
 
 def _carried(panel: str, learner: User, now: datetime) -> QueueCounts:
@@ -123,6 +141,9 @@ def test_after_every_grade_the_carried_counts_are_a_fresh_count(
             assert _left_today(panel) == fresh.due_count + fresh.new_count
             if _hidden(panel, "reveal-form"):
                 assert _carried(panel, learner, LATER) == fresh
+            # The card shown is the one a fresh queue shows (the due card is read in the
+            # grade's own statement, which cannot see the grade).
+            assert _shown_card(panel) == _fresh_card(learner, LATER)
     assert graded >= 10
     if ratings == [1] * 20:  # the lapse of a leech took it out of the queue
         assert RecallSchedule.objects.filter(learner=learner, suspended=True).exists()
@@ -227,6 +248,7 @@ def test_overlong_counts_are_dropped_by_the_reveal_and_refused_by_the_grade(
     assert RecallSchedule.objects.get(item=c.mc).reps == 1  # nothing graded
 
 
+@pytest.mark.postgres  # one statement for the write and the next card is PostgreSQL's
 def test_a_grade_with_carried_counts_does_not_count_the_queue(
     client: Client, learner: User
 ) -> None:
@@ -241,5 +263,47 @@ def test_a_grade_with_carried_counts_does_not_count_the_queue(
                 reverse("quizzes:grade"), {**_hidden(revealed, "grade-form"), "rating": 3}, **HTMX
             )
     assert response.status_code == 200 and _left_today(response.content.decode()) == 1
-    # Session, user, the update and its log in one statement, the next card (no choices).
-    assert len(grade) <= 4, [q["sql"][:60] for q in grade.captured_queries]
+    # Session, user, and one statement: the update, its log and the next card (no choices).
+    assert len(grade) <= 3, [q["sql"][:60] for q in grade.captured_queries]
+
+
+def test_a_card_graded_again_comes_back_before_a_later_learning_step(
+    client: Client, learner: User
+) -> None:
+    """The grade's own statement reads the next card without the graded one (it cannot see its
+    new state). When the graded card is due again before that card, the graded one is shown."""
+    c = _reviews_due_later(client, learner, "numeric")
+    type(c.course).objects.filter(pk=c.course.pk).update(
+        learning_steps_minutes=[10], relearning_steps_minutes=[10]
+    )
+    # A learning step due at LATER + 15 minutes: within the learn-ahead, after the relearning
+    # step that Again gives the review below (LATER + 10 minutes).
+    recall = QuizItem.objects.get(pk=c.recall.pk)  # with the course's new steps
+    step = LATER + timedelta(minutes=5)
+    schedule_start(learner=learner, item=recall, card_token=uuid.uuid4(), rating=1, now=step)
+    assert RecallSchedule.objects.get(item=recall).due == LATER + timedelta(minutes=15)
+    schedule = RecallSchedule.objects.get(learner=learner, item=c.numeric)
+    with time_machine.travel(LATER, tick=False):
+        panel = client.get(reverse("quizzes:session")).content.decode()
+        assert _hidden(panel, "reveal-form")["schedule"] == str(schedule.pk)
+        panel = _reveal_and_grade(client, panel, 1)
+        assert _shown_card(panel) == _fresh_card(learner, LATER)
+    schedule.refresh_from_db()
+    assert schedule.state == RecallSchedule.State.RELEARNING
+    assert _hidden(panel, "reveal-form")["schedule"] == str(schedule.pk)
+    assert _hidden(panel, "reveal-form")["token"] == str(schedule.card_token)
+
+
+def test_a_grade_that_reaches_the_daily_review_limit_shows_no_more_reviews(
+    client: Client, learner: User
+) -> None:
+    """The next review, read beside the grade, is not shown once this grade used up the day's
+    reviews of its course."""
+    c = _reviews_due_later(client, learner, "mc", "numeric", "recall")
+    type(c.course).objects.filter(pk=c.course.pk).update(daily_review_limit=1)
+    with time_machine.travel(LATER, tick=False):
+        panel = client.get(reverse("quizzes:session")).content.decode()
+        assert _left_today(panel) == 1
+        panel = _reveal_and_grade(client, panel, 3)
+    assert 'data-testid="review-empty"' in panel and "Today's limit reached" in panel
+    assert _left_today(panel) == 0
