@@ -31,8 +31,6 @@ def statement_label(sql: str) -> str:
     if "UNION ALL" in sql and head.startswith("SELECT"):
         return "queue counts (one UNION ALL)"
     if head.startswith("WITH swapped"):
-        if "LATERAL" in sql:
-            return "grade write and next card (UPDATE + log INSERT + SELECT)"
         return "grade write (UPDATE + log INSERT)"
     verb = head.split(None, 1)[0].upper() if head else "?"
     # The statement's own table, not a subquery's: the first FROM, UPDATE or INTO outside

@@ -17,7 +17,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from accounts.models import User
 from courses.models import Course, Enrollment, Lesson, Module
 from quizzes.models import Choice, QuizItem, RecallSchedule
-from quizzes.selectors.prepared import Bound, PreparedQuery
+from quizzes.selectors.prepared import PreparedQuery
 from quizzes.selectors.scheduling import SchedulingRow, scheduling_columns
 
 LEARN_AHEAD = timedelta(minutes=20)
@@ -117,7 +117,6 @@ def _due_card_queryset(
     day_end: datetime,
     enrolled: list[int],
     reviewing: list[int],
-    graded_id: int | None = None,
 ) -> QuerySet[Any]:
     learning = Q(
         state__in=LEARNING_STATES,
@@ -129,30 +128,11 @@ def _due_card_queryset(
         due__lt=day_end,
         course_id__in=reviewing,
     )
-    due = RecallSchedule.objects.filter(learner_id=learner_id, reps__gt=0, suspended=False)
-    if graded_id is not None:
-        due = due.exclude(pk=graded_id)
     return (
-        due.filter(learning | review)
+        RecallSchedule.objects.filter(learner_id=learner_id, reps__gt=0, suspended=False)
+        .filter(learning | review)
         .order_by("due", "id")
         .values_list(*[_lookup("", f) for f in _SCHEDULE_FIELDS], *_item_columns("item__"))[:1]
-    )
-
-
-def is_due_card(
-    schedule: RecallSchedule, *, learn_ahead_until: datetime, day_end: datetime,
-    enrolled: list[int], reviewing: list[int],
-) -> bool:  # fmt: skip
-    """Whether `due_card_for` with these bounds would consider this schedule (its filter, in
-    Python, for a schedule whose row was just written)."""
-    if schedule.suspended or not schedule.reps:
-        return False
-    if schedule.state in LEARNING_STATES:
-        return schedule.due <= learn_ahead_until and schedule.course_id in enrolled
-    return (
-        schedule.state == RecallSchedule.State.REVIEW
-        and schedule.due < day_end
-        and schedule.course_id in reviewing
     )
 
 
@@ -224,7 +204,7 @@ def _schedule_card(row: tuple[Any, ...]) -> QueueCard:
     return QueueCard(item=item, schedule=schedule, choices=[])
 
 
-def with_choices(card: QueueCard) -> QueueCard:
+def _with_choices(card: QueueCard) -> QueueCard:
     """Its choices for a multiple-choice card (one query); no query for the other kinds."""
     if card.item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
         card.choices.extend(
@@ -240,13 +220,13 @@ def card_for(*, learner: User, schedule_id: int | None, item_id: int | None) -> 
         rows = _SCHEDULE_CARD.rows(learner_id=learner.pk, schedule_id=schedule_id)
         if not rows:
             raise RecallSchedule.DoesNotExist("no such schedule of this learner")
-        return with_choices(_schedule_card(rows[0]))
+        return _with_choices(_schedule_card(rows[0]))
     if item_id is None:
         raise QuizItem.DoesNotExist("a card is a schedule or a new item")
     rows = _NEW_ITEM.rows(learner_id=learner.pk, item_id=item_id)
     if not rows:
         raise QuizItem.DoesNotExist("no such new item for this learner")
-    return with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
+    return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
 
 
 def schedule_for_grade(
@@ -280,32 +260,7 @@ def due_card_for(
         enrolled=enrolled,
         reviewing=reviewing,
     )
-    return with_choices(_schedule_card(rows[0])) if rows else None
-
-
-def due_card_beside(
-    *, learner: User, learn_ahead_until: datetime, day_end: datetime,
-    enrolled: list[int], reviewing: list[int], graded_id: int,
-) -> Bound | None:  # fmt: skip
-    """`due_card_for`'s statement without the graded schedule, to run in the same statement as
-    that schedule's write (services/rows.py: row_swap's `beside`), which it cannot see: None off
-    PostgreSQL, or when no card can match. `due_card_from_row` reads its row."""
-    if connection.vendor != "postgresql":
-        return None
-    return _DUE_CARD.bound(
-        learner_id=learner.pk,
-        learn_ahead_until=learn_ahead_until,
-        day_end=day_end,
-        enrolled=enrolled,
-        reviewing=reviewing,
-        graded_id=graded_id,
-    )
-
-
-def due_card_from_row(row: tuple[Any, ...]) -> QueueCard:
-    """The card of a row of `due_card_beside`'s statement (after its `converted`), without its
-    choices yet (`with_choices`)."""
-    return _schedule_card(row)
+    return _with_choices(_schedule_card(rows[0])) if rows else None
 
 
 def first_new_card_for(*, learner: User, courses: list[int]) -> QueueCard | None:
@@ -313,7 +268,7 @@ def first_new_card_for(*, learner: User, courses: list[int]) -> QueueCard | None
     rows = _NEW_CARD.rows(learner_id=learner.pk, courses=courses)
     if not rows:
         return None
-    return with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
+    return _with_choices(QueueCard(item=_item_from_row(rows[0]), schedule=None, choices=[]))
 
 
 def schedule_locked_for(*, learner: User, **lookup: object) -> RecallSchedule:

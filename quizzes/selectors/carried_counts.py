@@ -25,18 +25,7 @@ from django.core import signing
 from accounts.models import User
 from core.moments import epoch_micros, from_epoch_micros
 from quizzes.models import RecallSchedule, ReviewLog
-from quizzes.selectors.cards import (
-    LEARN_AHEAD,
-    LEARNING_STATES,
-    QueueCard,
-    due_card_beside,
-    due_card_for,
-    due_card_from_row,
-    first_new_card_for,
-    is_due_card,
-    with_choices,
-)
-from quizzes.selectors.prepared import Bound
+from quizzes.selectors.cards import LEARN_AHEAD, LEARNING_STATES, due_card_for, first_new_card_for
 from quizzes.selectors.queue import CourseCounts, DueQueue, QueueCounts, local_day_bounds
 
 _SALT = "quizzes.queue-counts"
@@ -138,75 +127,14 @@ def counts_after_grade(carried: CarriedCounts, *, log: ReviewLog) -> CarriedCoun
     return carried.adjusted(schedule.course_id, **change)
 
 
-@dataclass(frozen=True)
-class NextCardBeside:
-    """The next due card's query, run in the grade's own write statement, and its bounds."""
-
-    query: Bound
-    learn_ahead_until: datetime
-
-
-def next_card_beside(
-    *, learner: User, now: datetime, carried: CarriedCounts, graded_id: int
-) -> NextCardBeside | None:
-    """`due_card_for`'s query for after the grade of `graded_id`, to run beside its write (one
-    round trip instead of two); None off PostgreSQL or when no card can be due."""
-    counts = carried.counts
-    if not counts.enrolled_course_ids:
-        return None
-    learn_ahead_until = now + LEARN_AHEAD
-    query = due_card_beside(
-        learner=learner,
-        learn_ahead_until=learn_ahead_until,
-        day_end=carried.day_end,
-        enrolled=counts.enrolled_course_ids,
-        reviewing=counts.review_course_ids,
-        graded_id=graded_id,
-    )
-    return None if query is None else NextCardBeside(query, learn_ahead_until)
-
-
-@dataclass(frozen=True)
-class KnownCard:
-    card: QueueCard | None  # None: no card is due (a new one may still be)
-
-
-def due_card_after_grade(
-    beside: NextCardBeside, rows: list[tuple[Any, ...]], *, graded: RecallSchedule,
-    carried: CarriedCounts,
-) -> KnownCard | None:  # fmt: skip
-    """The card `due_card_for` would read after the grade, from the rows read beside it (which
-    saw the graded schedule as it was, so left it out); None when it must be read again: the
-    graded card itself comes first, or this grade closed the other card's reviews for today.
-    `carried` are the counts after the grade."""
-    counts = carried.counts
-
-    def due(schedule: RecallSchedule) -> bool:
-        return is_due_card(
-            schedule, learn_ahead_until=beside.learn_ahead_until, day_end=carried.day_end,
-            enrolled=counts.enrolled_course_ids, reviewing=counts.review_course_ids,
-        )  # fmt: skip
-
-    card = due_card_from_row(rows[0]) if rows else None
-    other = card.schedule if card is not None else None
-    if due(graded) and (other is None or (graded.due, graded.pk) < (other.due, other.pk)):
-        return None
-    if other is not None and not due(other):
-        return None
-    return KnownCard(with_choices(card) if card is not None else None)
-
-
 def due_queue_carried(
-    *, learner: User, now: datetime, carried: CarriedCounts, known: KnownCard | None = None
+    *, learner: User, now: datetime, carried: CarriedCounts
 ) -> tuple[DueQueue, CarriedCounts] | None:
-    """The next card as `due_queue_for` chooses it, with the carried counts (and the due card
-    when it is `known`); None when the queue must be counted afresh (no card left, or counted
-    cards gone)."""
+    """The next card as `due_queue_for` chooses it, with the carried counts; None when the
+    queue must be counted afresh (no card left, or counted cards gone)."""
     counts = carried.counts
     card = None
-    if known is not None:
-        card = known.card
-    elif counts.enrolled_course_ids:
+    if counts.enrolled_course_ids:
         # Not only when the counts say so: a learning step may have fallen due since.
         card = due_card_for(
             learner=learner,

@@ -13,7 +13,6 @@ name, a flag, a LIMIT) is named in `fixed`, and the query is compiled once per s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -107,34 +106,14 @@ class PreparedQuery:
     def rows(self, **values: Any) -> list[tuple[Any, ...]]:
         if connection.vendor != "postgresql":
             return list(self._build(**values))
-        bound = self.bound(**values)
-        if bound is None:
-            return []
-        return bound.converted(execute_prepared(bound.sql, bound.params))
-
-    def bound(self, **values: Any) -> Bound | None:
-        """The statement with these values, not run (PostgreSQL only); None when it can match
-        no row (an empty `__in`)."""
         swapped, fixed = self._split(values)
         compiled = self._compile(swapped, fixed)
         if compiled is None:
-            return None
+            return []
         sql, params, converters = compiled
         _, back = _stand_ins(swapped, fixed)
         bound = [back.get(p, p) if type(p) in _SWAPPED else p for p in params]
-        return Bound(sql=sql, params=bound, converters=converters)
-
-
-@dataclass(frozen=True)
-class Bound:
-    """A compiled statement with its values, and how to convert the rows it gives."""
-
-    sql: str
-    params: list[Any]
-    converters: Converters
-
-    def converted(self, rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        return list(_converted(rows, self.converters))
+        return list(_converted(execute_prepared(sql, bound), converters))
 
 
 def execute_prepared(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple, NotRequired, TypedDict, Unpack
+from typing import NotRequired, TypedDict, Unpack
 
 from django.db import IntegrityError, transaction
 
@@ -20,7 +20,6 @@ from courses.models import Course
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import schedule_for_grade, schedule_locked_for
 from quizzes.selectors.course_stats import LEECH_LAPSES
-from quizzes.selectors.prepared import Bound
 from quizzes.services import fsrs_adapter
 from quizzes.services.card_state import card_state_loads
 from quizzes.services.rows import row_swap
@@ -58,11 +57,6 @@ def _scheduled_days(schedule: RecallSchedule) -> int:
     return max((schedule.due - schedule.last_review).days, 0)
 
 
-class Written(NamedTuple):
-    log: ReviewLog
-    beside: list[tuple[Any, ...]]  # the rows of the query run beside the write
-
-
 def _grade_as_read(
     *,
     schedule: RecallSchedule,
@@ -73,12 +67,10 @@ def _grade_as_read(
     duration_ms: int | None,
     source: str,
     scheduling: fsrs_adapter.Scheduling | None = None,
-    beside: Bound | None = None,
-) -> Written | None:
+) -> ReviewLog | None:
     """Advance a schedule of `course` as read (with `scheduling` when it was read beside it);
     write the log; rotate the token. Both writes happen only if the row still holds the token
-    it was read with: None when another request wrote it since. `beside` runs in the same
-    statement as the writes (rows.py: row_swap)."""
+    it was read with: None when another request wrote it since."""
     if scheduling is None:
         scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
     seed = fsrs_adapter.fuzz_seed(
@@ -117,8 +109,9 @@ def _grade_as_read(
     if lapsed and schedule.lapses >= LEECH_LAPSES:
         schedule.suspended = True  # a leech: out of the queue until the learner brings it back
     schedule.card_token = uuid.uuid4()
-    found = row_swap(schedule, _GRADED, held={"card_token": read_token}, log=log, beside=beside)
-    return None if found is None else Written(log, found)
+    if not row_swap(schedule, _GRADED, held={"card_token": read_token}, log=log):
+        return None
+    return log
 
 
 # What a grade changes on its schedule (written with a statement built once per process).
@@ -152,8 +145,7 @@ def _grade_as_read_with(
     *,
     default_source: str,
     scheduling: fsrs_adapter.Scheduling | None = None,
-    beside: Bound | None = None,
-) -> Written | None:
+) -> ReviewLog | None:
     return _grade_as_read(
         schedule=schedule,
         course=course,
@@ -163,7 +155,6 @@ def _grade_as_read_with(
         duration_ms=grade.get("duration_ms"),
         source=grade.get("source", default_source),
         scheduling=scheduling,
-        beside=beside,
     )
 
 
@@ -177,22 +168,6 @@ def review_grade(
     spares reading the schedule. Raises RecallSchedule.DoesNotExist for another learner's
     schedule and StaleCard when the token is neither current nor one it was graded with.
     """
-    return review_grade_beside(
-        learner=learner, schedule_id=schedule_id, card_state=card_state, **grade
-    ).log
-
-
-class Graded(NamedTuple):
-    log: ReviewLog
-    beside: list[tuple[Any, ...]] | None  # None when the write did not run it (a replay)
-
-
-def review_grade_beside(
-    *, learner: User, schedule_id: int, card_state: str = "", beside: Bound | None = None,
-    **grade: Unpack[Grade],
-) -> Graded:  # fmt: skip
-    """`review_grade`, running `beside` (a query, PostgreSQL only) in the same statement as the
-    write: it sees every row as it was before the grade."""
     token = uuid.UUID(str(grade["card_token"]))
     _validate_rating(grade["rating"])
     # No transaction: the read takes no lock, and the write is one statement that applies only
@@ -205,16 +180,14 @@ def review_grade_beside(
     else:
         schedule, course, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
         if schedule.card_token != token:
-            return Graded(_replay_or_stale(schedule, token), None)
+            return _replay_or_stale(schedule, token)
         scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
-    written = _grade_as_read_with(
+    log = _grade_as_read_with(
         schedule, course, token, grade, default_source=ReviewLog.Source.REVIEW,
-        scheduling=scheduling, beside=beside,
+        scheduling=scheduling,
     )  # fmt: skip
-    if written is None:
-        # Written since it was read: by this same grade (a replay finds its log) or another.
-        return Graded(_replay_or_stale(schedule, token), None)
-    return Graded(written.log, written.beside)
+    # Written since it was read: by this same grade (a replay finds its log) or another.
+    return log if log is not None else _replay_or_stale(schedule, token)
 
 
 @dataclass(frozen=True)
@@ -251,9 +224,9 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
         schedule.item = item
         # The row is created or locked in this transaction: nothing else can have written it.
         course = item.lesson.module.course
-        written = _grade_as_read_with(
+        log = _grade_as_read_with(
             schedule, course, token, grade, default_source=ReviewLog.Source.LESSON
         )
-        if written is None:
+        if log is None:
             raise StaleCard(f"schedule {schedule.pk} changed under its lock")
-        return FirstGrade(log=written.log, created=True)
+        return FirstGrade(log=log, created=True)

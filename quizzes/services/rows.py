@@ -13,7 +13,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.db.models import Field, Model
 
-from quizzes.selectors.prepared import Bound, execute_prepared
+from quizzes.selectors.prepared import execute_prepared
 
 
 def _quoted(name: str | None) -> str:
@@ -67,7 +67,7 @@ def row_insert(obj: Model) -> None:
 def _swap_sql(
     model: type[Model], names: tuple[str, ...], held: tuple[str, ...], logged: type[Model],
     vendor: str,
-) -> tuple[str, str, tuple[str, ...]]:  # fmt: skip
+) -> tuple[str, tuple[str, ...]]:  # fmt: skip
     meta = model._meta
     update = _update_sql(model, names, vendor)
     for name in held:
@@ -77,56 +77,36 @@ def _swap_sql(
     marks = ", ".join(["%s"] * len(fields))
     logged_pk = _quoted(logged._meta.pk.column)
     # A data-modifying CTE: the INSERT reads the UPDATE's rows, so it writes only if that matched.
-    swapped = f"WITH swapped AS ({update} RETURNING 1)"
-    insert = f"INSERT INTO {columns} SELECT {marks} FROM swapped RETURNING {logged_pk}"  # noqa: S608
-    return swapped, insert, fields
+    sql = f"WITH swapped AS ({update} RETURNING 1) INSERT INTO {columns} SELECT {marks} FROM swapped RETURNING {logged_pk}"  # noqa: S608
+    return sql, fields
 
 
-def row_swap(
-    obj: Model, names: tuple[str, ...], *, held: dict[str, Any], log: Model,
-    beside: Bound | None = None,
-) -> list[tuple[Any, ...]] | None:  # fmt: skip
+def row_swap(obj: Model, names: tuple[str, ...], *, held: dict[str, Any], log: Model) -> bool:
     """Write `obj`'s `names` only if its row still holds the values in `held` (as they were
     read), and insert `log` only if it did: a compare-and-swap that needs no lock held across
     the caller's work. One statement on PostgreSQL; elsewhere an UPDATE and, when it matched,
-    the INSERT in one transaction. Returns None when the row was not written; else the rows of
-    `beside` (PostgreSQL only), a query run in the same statement, which sees every row as it
-    was before the write ([] without one)."""
+    the INSERT in one transaction. Returns whether the row was written (and `log` inserted)."""
     model = type(obj)
     fields = sorted(_fields(model, names), key=lambda f: names.index(f.name))
     values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
     kept = [model._meta.get_field(name) for name in held]
     expected = [f.get_db_prep_save(held[f.name], connection) for f in kept]  # type: ignore[union-attr]
     if connection.vendor != "postgresql":
-        assert beside is None, "a query beside the write needs PostgreSQL"
         sql = _update_sql(model, names, connection.vendor)
         sql += "".join(f" AND {_quoted(f.column)} = %s" for f in kept)  # type: ignore[union-attr]
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(sql, [*values, obj.pk, *expected])
             if cursor.rowcount != 1:
-                return None
+                return False
             row_insert(log)
-            return []
-    swapped, insert, logged = _swap_sql(model, names, tuple(held), type(log), connection.vendor)
+            return True
+    sql, logged = _swap_sql(model, names, tuple(held), type(log), connection.vendor)
     log_fields = sorted(_fields(type(log), logged), key=lambda f: logged.index(f.name))
     log_values = [f.get_db_prep_save(f.pre_save(log, True), connection) for f in log_fields]
-    params = [*values, obj.pk, *expected, *log_values]
-    if beside is None:
-        rows = execute_prepared(f"{swapped} {insert}", params)
-        if not rows:
-            return None
-        log_pk, found = rows[0][0], []
-    else:
-        # One row: the log's id (NULL when the row was not written), then the columns of
-        # beside's first row (NULLs when it has none). beside's text is Django's, compiled
-        # with every value a parameter.
-        head = f"{swapped}, logged AS ({insert}) SELECT (SELECT * FROM logged), beside.*"  # noqa: S608
-        sql = f"{head} FROM (SELECT 1) AS one LEFT JOIN LATERAL ({beside.sql}) AS beside ON true"
-        (log_pk, *first), *_ = execute_prepared(sql, [*params, *beside.params])
-        if log_pk is None:
-            return None
-        found = beside.converted([tuple(first)]) if first[0] is not None else []
-    log.pk = log_pk
+    rows = execute_prepared(sql, [*values, obj.pk, *expected, *log_values])
+    if not rows:
+        return False
+    log.pk = rows[0][0]
     log._state.adding = False
     log._state.db = connection.alias
-    return found
+    return True

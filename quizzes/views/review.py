@@ -24,14 +24,11 @@ from quizzes.selectors.cards import QueueCard, card_for, enrolled_item_for
 from quizzes.selectors.carried_counts import MAX_LENGTH as COUNTS_MAX_LENGTH
 from quizzes.selectors.carried_counts import (
     CarriedCounts,
-    KnownCard,
     counted_now,
     counts_after_grade,
     counts_dumps,
     counts_loads,
-    due_card_after_grade,
     due_queue_carried,
-    next_card_beside,
 )
 from quizzes.selectors.preview import grade_previews, scheduling_for_card
 from quizzes.selectors.queue import due_queue_for, next_card_at
@@ -40,7 +37,7 @@ from quizzes.services.review import (
     Grade,
     StaleCard,
     grade_duration_ms,
-    review_grade_beside,
+    review_grade,
     schedule_start,
 )
 from quizzes.services.undo import NothingToUndo, UndoRaced, review_undo
@@ -62,19 +59,12 @@ def _card_token(card: QueueCard) -> uuid.UUID:
 
 
 def _render_panel(
-    request: AuthenticatedHttpRequest,
-    *,
-    notice: str = "",
-    carried: CarriedCounts | None = None,
-    known: KnownCard | None = None,
+    request: AuthenticatedHttpRequest, *, notice: str = "", carried: CarriedCounts | None = None
 ) -> HttpResponse:
     """The whole panel: today's counts, the next card (or why there is none), undo. With
-    `carried` counts (a grade's), the queue is not counted again unless they run out; with the
-    `known` due card (read beside the grade's write), it is not read again."""
+    `carried` counts (a grade's), the queue is not counted again unless they run out."""
     now = timezone.now()
-    found = None
-    if carried is not None:
-        found = due_queue_carried(learner=request.user, now=now, carried=carried, known=known)
+    found = due_queue_carried(learner=request.user, now=now, carried=carried) if carried else None
     if found is not None:
         queue, carried = found
     else:
@@ -183,16 +173,6 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     item_id = form.cleaned_data["item_id"]
     notice = ""
     log: ReviewLog | None = None
-    # The panel's counts, and through them the next due card read in the grade's own statement.
-    shown = None
-    beside = None
-    if request.htmx:
-        shown = counts_loads(form.cleaned_data["counts"], learner=request.user, now=now)
-        if shown is not None and schedule_id is not None:
-            beside = next_card_beside(
-                learner=request.user, now=now, carried=shown, graded_id=schedule_id
-            )
-    beside_rows = None
     grade: Grade = {
         "card_token": form.cleaned_data["card_token"],
         "rating": form.cleaned_data["rating"],
@@ -202,12 +182,9 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     }
     try:
         if schedule_id is not None:
-            log, beside_rows = review_grade_beside(
-                learner=request.user,
-                schedule_id=schedule_id,
-                card_state=form.cleaned_data["card_state"],
-                beside=beside.query if beside is not None else None,
-                **grade,
+            card_state = form.cleaned_data["card_state"]
+            log = review_grade(
+                learner=request.user, schedule_id=schedule_id, card_state=card_state, **grade
             )
         elif item_id is not None:
             # Not only new items: a retried first grade must reach schedule_start to be replayed.
@@ -224,12 +201,12 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
             messages.info(request, notice)
         return redirect("quizzes:session")
     # The panel's counts with this grade applied, rather than the queue counted again.
-    carried = counts_after_grade(shown, log=log) if shown is not None and log is not None else None
-    known = None
-    if carried is not None and beside is not None and beside_rows is not None:
-        assert log is not None
-        known = due_card_after_grade(beside, beside_rows, graded=log.schedule, carried=carried)
-    return _render_panel(request, notice=notice, carried=carried, known=known)
+    carried = None
+    if log is not None:
+        carried = counts_loads(form.cleaned_data["counts"], learner=request.user, now=now)
+        if carried is not None:
+            carried = counts_after_grade(carried, log=log)
+    return _render_panel(request, notice=notice, carried=carried)
 
 
 @require_POST

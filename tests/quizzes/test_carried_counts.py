@@ -141,8 +141,7 @@ def test_after_every_grade_the_carried_counts_are_a_fresh_count(
             assert _left_today(panel) == fresh.due_count + fresh.new_count
             if _hidden(panel, "reveal-form"):
                 assert _carried(panel, learner, LATER) == fresh
-            # The card shown is the one a fresh queue shows (the due card is read in the
-            # grade's own statement, which cannot see the grade).
+            # The card shown is the one a fresh queue shows.
             assert _shown_card(panel) == _fresh_card(learner, LATER)
     assert graded >= 10
     if ratings == [1] * 20:  # the lapse of a leech took it out of the queue
@@ -248,7 +247,7 @@ def test_overlong_counts_are_dropped_by_the_reveal_and_refused_by_the_grade(
     assert RecallSchedule.objects.get(item=c.mc).reps == 1  # nothing graded
 
 
-@pytest.mark.postgres  # one statement for the write and the next card is PostgreSQL's
+@pytest.mark.postgres  # the write is one statement on PostgreSQL, two elsewhere
 def test_a_grade_with_carried_counts_does_not_count_the_queue(
     client: Client, learner: User
 ) -> None:
@@ -263,15 +262,15 @@ def test_a_grade_with_carried_counts_does_not_count_the_queue(
                 reverse("quizzes:grade"), {**_hidden(revealed, "grade-form"), "rating": 3}, **HTMX
             )
     assert response.status_code == 200 and _left_today(response.content.decode()) == 1
-    # Session, user, and one statement: the update, its log and the next card (no choices).
-    assert len(grade) <= 3, [q["sql"][:60] for q in grade.captured_queries]
+    # Session, user, the update and its log in one statement, the next card (no choices).
+    assert len(grade) <= 4, [q["sql"][:60] for q in grade.captured_queries]
 
 
 def test_a_card_graded_again_comes_back_before_a_later_learning_step(
     client: Client, learner: User
 ) -> None:
-    """The grade's own statement reads the next card without the graded one (it cannot see its
-    new state). When the graded card is due again before that card, the graded one is shown."""
+    """Again puts a review into a relearning step due before a learning step that was waiting:
+    the graded card is shown again, first."""
     c = _reviews_due_later(client, learner, "numeric")
     type(c.course).objects.filter(pk=c.course.pk).update(
         learning_steps_minutes=[10], relearning_steps_minutes=[10]
@@ -297,8 +296,8 @@ def test_a_card_graded_again_comes_back_before_a_later_learning_step(
 def test_a_grade_that_reaches_the_daily_review_limit_shows_no_more_reviews(
     client: Client, learner: User
 ) -> None:
-    """The next review, read beside the grade, is not shown once this grade used up the day's
-    reviews of its course."""
+    """Once a grade uses up the day's reviews of its course, no other review of it is shown,
+    though more are due."""
     c = _reviews_due_later(client, learner, "mc", "numeric", "recall")
     type(c.course).objects.filter(pk=c.course.pk).update(daily_review_limit=1)
     with time_machine.travel(LATER, tick=False):
