@@ -177,13 +177,24 @@ def card_delete(request: AuthenticatedHttpRequest, card_id: int) -> HttpResponse
     return redirect("planner:cards")
 
 
+# Side by side, more cards than this are no longer a comparison; ids are database keys (bigint).
+MAX_COMPARED = 50
+MAX_CARD_ID = 2**63 - 1
+
+
 @require_GET
 @login_required
 def card_compare(request: AuthenticatedHttpRequest) -> HttpResponse:
+    values = request.GET.getlist("card")
+    if len(values) > MAX_COMPARED:
+        message = f"card: compare at most {MAX_COMPARED} workload cards at once."
+        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
     try:
-        ids = [int(v) for v in request.GET.getlist("card")]
+        ids = [int(v) for v in values]
     except ValueError:
         raise Http404("No such workload card.") from None
+    if not all(1 <= pk <= MAX_CARD_ID for pk in ids):
+        raise Http404("No such workload card.")  # no key holds it (SQLite would overflow)
     cards = workload_cards_for_compare(user=request.user, ids=ids)
     if len(cards) != len(set(ids)):
         raise Http404("No such workload card.")

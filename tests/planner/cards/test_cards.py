@@ -230,3 +230,23 @@ def test_cards_and_compare_show_names_and_rounded_figures_not_codes(
             assert code not in visible, code
         assert not re.search(r"\d\.\d{5,}", visible)
     assert "Mistral 7B v0.3" in listing
+
+
+@pytest.mark.parametrize("card", ["9223372036854775808", "-9223372036854775809", "0"])
+def test_compare_answers_404_for_ids_no_card_can_have(
+    client: Client, learner: object, card: str
+) -> None:
+    logged_in(client, learner)
+    response = client.get(reverse("planner:cards_compare"), {"card": [card]})
+    assert response.status_code == 404
+
+
+def test_compare_refuses_more_cards_than_a_comparison_holds(
+    client: Client, learner: object
+) -> None:
+    mine = make_card(learner, "Mine")
+    logged_in(client, learner)
+    response = client.get(reverse("planner:cards_compare"), {"card": [mine.pk] * 51})
+    assert response.status_code == 400
+    assert response.content.decode() == "card: compare at most 50 workload cards at once."
+    assert client.get(reverse("planner:cards_compare"), {"card": [mine.pk] * 50}).status_code == 200
