@@ -162,27 +162,27 @@ def session(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
-    form = GradeForm(request.POST)
-    if not form.is_valid():
-        field, errors = next(iter(form.errors.items()))
-        message = "Choose a grade from 1 to 4." if field == "rating" else f"{field}: {errors[0]}"
+    posted, error = GradeForm.clean_fields_of(request.POST)
+    if error is not None:
+        field, first = error
+        message = "Choose a grade from 1 to 4." if field == "rating" else f"{field}: {first}"
         return HttpResponse(message, status=400)
     now = timezone.now()
-    duration_ms = grade_duration_ms(shown_at_ms=form.cleaned_data["shown_at"], now=now)
-    schedule_id = form.cleaned_data["schedule_id"]
-    item_id = form.cleaned_data["item_id"]
+    duration_ms = grade_duration_ms(shown_at_ms=posted["shown_at"], now=now)
+    schedule_id = posted["schedule_id"]
+    item_id = posted["item_id"]
     notice = ""
     log: ReviewLog | None = None
     grade: Grade = {
-        "card_token": form.cleaned_data["card_token"],
-        "rating": form.cleaned_data["rating"],
+        "card_token": posted["card_token"],
+        "rating": posted["rating"],
         "now": now,
         "duration_ms": duration_ms,
         "source": ReviewLog.Source.REVIEW,
     }
     try:
         if schedule_id is not None:
-            card_state = form.cleaned_data["card_state"]
+            card_state = posted["card_state"]
             log = review_grade(
                 learner=request.user, schedule_id=schedule_id, card_state=card_state, **grade
             )
@@ -203,7 +203,7 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     # The panel's counts with this grade applied, rather than the queue counted again.
     carried = None
     if log is not None:
-        carried = counts_loads(form.cleaned_data["counts"], learner=request.user, now=now)
+        carried = counts_loads(posted["counts"], learner=request.user, now=now)
         if carried is not None:
             carried = counts_after_grade(carried, log=log)
     return _render_panel(request, notice=notice, carried=carried)
