@@ -66,13 +66,10 @@ def _reveal_and_grade(client: Client, panel: str, rating: int) -> str:
 
 def _shown_card(panel: str) -> tuple[str, str] | None:
     form = _hidden(panel, "reveal-form")
-    return (
-        ("schedule", form["schedule"])
-        if "schedule" in form
-        else ("item", form["item"])
-        if form
-        else None
-    )
+    if not form:
+        return None
+    kind = "schedule" if "schedule" in form else "item"
+    return (kind, form[kind])
 
 
 def _fresh_card(learner: User, now: datetime) -> tuple[str, str] | None:
