@@ -175,6 +175,8 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
             price_per_million_embedding_tokens_usd=_opt_float(
                 row, "price_per_million_embedding_tokens_usd"
             ),
+            interconnect=str(row.get("interconnect", "")),
+            interconnect_gb_s=_opt_float(row, "interconnect_gb_s"),
         )
         if acc.id in prices:
             acc = replace(acc, price_per_hour_usd=prices[acc.id])

@@ -41,6 +41,11 @@ class Accelerator:
     # cards such as the RTX 4090 do not, which changes the engine's non-torch memory under TP
     # (planner.capacity.engine_profiles). Every catalogued data-centre GPU does.
     peer_to_peer: bool = True
+    # How a GPU (or TPU chip) reaches its peers for tensor parallelism: "nvlink", "pcie" or "ici",
+    # and the per-device, one-direction bandwidth of that link in GB/s (the speed model charges
+    # each decode step's all-reduces to it). None on a CPU and the managed API.
+    interconnect: str = ""
+    interconnect_gb_s: float | None = None
 
     @property
     def is_memory_device(self) -> bool:

@@ -17,6 +17,7 @@ from planner.calculator.forms import FORMS, CalculatorForm
 from planner.calculator.parsing import form_estimate
 from planner.calculator.runs import Estimate
 from planner.capacity import FormulaLine
+from planner.paths import cli as paths_cli
 
 SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
     "serving": [
@@ -80,10 +81,10 @@ def one_line_usage_error(message: str) -> str:
         if options:
             return f"{options[0]}: unknown option; see `manage.py capacity <estimate> --help`"
         return f"unexpected argument {words[0]!r}; options start with --"
-    if "invalid choice" in message and "serving|training|batch" in message:
-        return "unknown estimate: use serving, training or batch"
-    if message.startswith("the following arguments are required: serving|training|batch"):
-        return "give the estimate: serving, training or batch"
+    if "invalid choice" in message and "serving|training|batch|paths" in message:
+        return "unknown estimate: use serving, training, batch or paths"
+    if message.startswith("the following arguments are required: serving|training|batch|paths"):
+        return "give the estimate: serving, training, batch or paths"
     return message.removeprefix("argument ")
 
 
@@ -135,7 +136,7 @@ class Command(BaseCommand):
         sub = parser.add_subparsers(
             dest="estimate",
             required=True,
-            metavar="serving|training|batch",
+            metavar="serving|training|batch|paths",
             parser_class=OneLineErrorParser,
         )
         for kind, form_class in FORMS.items():
@@ -149,9 +150,15 @@ class Command(BaseCommand):
                     continue
                 p.add_argument(option_name(name), dest=name, metavar="VALUE", help=help_text)
             p.add_argument("--json", action="store_true", help="print the result as JSON")
+        paths_cli.add_arguments(
+            sub.add_parser("paths", help="compare CPU, GPUs, TPUs and a managed API")
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         kind: str = options["estimate"]
+        if kind == "paths":
+            self.stdout.write(paths_cli.handle(options))
+            return
         form_class = FORMS[kind]
         data = {
             name: options[name] for name in form_class.base_fields if options.get(name) is not None
