@@ -19,7 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from planner.capacity.catalogue import Accelerator
+from planner.capacity.catalogue import Accelerator, ModelSpec
 from planner.capacity.formatting import money, num, whole
 from planner.capacity.results import (
     Assumption,
@@ -47,6 +47,11 @@ class BatchInputs:
     tokens_per_item: int | None = None  # input tokens per item, to price the job on `api`
     output_tokens_per_item: int | None = None  # generated tokens per item (0 for embeddings)
     api: Accelerator | None = None  # a managed-API row, priced per million tokens
+    # The hardware a worker runs on and the model it runs: without a measured items_per_s the
+    # rate comes from the forward pass (about 2 x parameters FLOPs per token) on this device.
+    accelerator: Accelerator | None = None
+    model: ModelSpec | None = None
+    params_b: float | Decimal | None = None
 
 
 @dataclass(frozen=True, slots=True)

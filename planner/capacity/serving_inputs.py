@@ -45,9 +45,14 @@ class ServingInputs:
     tensor_parallel: int | None = None  # GPUs of one kind the model is split over
     vocab_size: int | None = None
     hidden_size: int | None = None
+    intermediate_size: int | None = None  # the MLP width (config.json's intermediate_size)
     decode_batch: int | None = None  # concurrent streams decoding together (default: the users)
     prompt_tokens: int | None = None  # per request, for the time to first token
     ttft_target_ms: Figure = None  # time to first token
+    # Queueing before the first token: requests that arrive together (each waits for the
+    # prefills ahead of it), and new requests per second joining a continuous batch.
+    burst_arrivals: int | None = None
+    arrival_rate_per_s: Figure = None
     # Which serving engine's start-up accounting (planner.capacity.engine_profiles); default the
     # current vLLM ("vllm-v1"); "vllm-v1-0.9", "vllm-v1-0.8.5", "vllm-v1-0.8.4", "vllm-v1-0.8",
     # "vllm-v1-0.7" and "vllm-v0" for logs of older versions.
