@@ -16,6 +16,7 @@ class QuizItem(models.Model):
         MULTIPLE_CHOICE = "multiple_choice", _("Multiple choice")
         NUMERIC = "numeric", _("Numeric")
         FREE_RECALL = "free_recall", _("Free recall")
+        CALCULATED = "calculated", _("Calculated")
 
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="quiz_items")
     # Stable key from the content files: re-imports update by key and keep recall schedules.
@@ -30,6 +31,13 @@ class QuizItem(models.Model):
     tolerance = models.FloatField(default=0.0, help_text=_("Absolute tolerance, in the unit."))
     # Free-recall items.
     model_answer = models.TextField(blank=True)
+    # Calculated items: a template whose numbers are drawn per learner and review, the answer
+    # worked by a named exercise (quizzes/calculated.py); `unit` and `explanation` as above.
+    exercise = models.CharField(max_length=60, blank=True)
+    variables = models.JSONField(default=dict, blank=True)
+    relative_tolerance = models.FloatField(default=0.0)
+    answer_min = models.FloatField(null=True, blank=True)
+    answer_max = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["lesson", "position"]
@@ -161,6 +169,10 @@ class ReviewLog(models.Model):
         "FsrsParameters", models.RESTRICT, "review_logs", null=True, blank=True
     )
     desired_retention = models.FloatField(null=True, blank=True)
+    # A calculated item's number the learner gave and the answer of the problem drawn for them
+    # (null for other kinds, and when they graded without typing a number).
+    answer_value = models.FloatField(null=True, blank=True)
+    expected_value = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["reviewed_at", "id"]
@@ -298,3 +310,5 @@ class RetentionPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.course_id}: {self.desired_retention:.2f}"
+
+from quizzes.rollup_models import *  # noqa: E402,F403  (review rollups)

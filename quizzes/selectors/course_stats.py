@@ -4,18 +4,23 @@ per module (reviews of cards in Review state)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
 
-from django.db.models import Avg, Count, Q
+from django.db.models import Q
 
 from courses.models import Course, Module
-from quizzes.models import QuizItem, RecallSchedule, ReviewLog
-from quizzes.selectors.stats import WeekRate, kept_logs, retention_history_for
-
-# Lapses after which a learner's schedule of an item counts as a leech (Anki uses 8 on long decks;
-# this course is short, so 4 already says the item, not the learner, may be the problem).
-LEECH_LAPSES = 8  # lapses that make a card a leech, as in Anki
+from quizzes.models import QuizItem
+from quizzes.selectors.rollups import (
+    LEECH_LAPSES as LEECH_LAPSES,  # where the review service and the page read it
+)
+from quizzes.selectors.rollups import (
+    ItemTotals,
+    item_totals,
+    rolled_up_to,
+    schedule_counts,
+    weekly_review_rates,
+)
+from quizzes.selectors.stats_days import HISTORY_WEEKS, WeekRate, week_rates
 
 
 @dataclass(frozen=True)
@@ -66,53 +71,52 @@ class CourseStats:
         )
 
 
+def course_history(
+    *, items: Q, mark: datetime | None, now: datetime, weeks: int = HISTORY_WEEKS
+) -> list[WeekRate]:
+    """Pass rate per UTC week of reviews of cards in Review state (the first review of each
+    interval), from the rollup and its tail: one query."""
+    this_monday = now.date() - timedelta(days=now.weekday())
+    first = this_monday - timedelta(weeks=weeks - 1)
+    return week_rates(first, weeks, weekly_review_rates(items=items, mark=mark, first=first))
+
+
 def course_stats(*, course: Course, now: datetime) -> CourseStats:
-    """Per item again-rate, mean time and leeches; per module retention (review-state reviews)."""
+    """Per item again-rate, mean time and leeches; per module retention (review-state reviews);
+    the weekly pass rate. Six queries, each reading the rollup's rows per item and day and the
+    logs since its watermark (services/rollup.py), never every log of the course."""
     items = list(
         QuizItem.objects.filter(lesson__module__course=course)
         .select_related("lesson__module")
         .order_by("lesson__module__position", "lesson__position", "position")
     )
-    logs = kept_logs().filter(item__lesson__module__course=course)
-    log_rows: dict[int, Any] = {
-        row["item_id"]: row
-        for row in logs.values("item_id").annotate(
-            n=Count("id"),
-            again=Count("id", filter=Q(rating=ReviewLog.Rating.AGAIN)),
-            mean_ms=Avg("duration_ms"),
+    mark = rolled_up_to()
+    of_course = Q(item__lesson__module__course=course)
+    totals = item_totals(items=of_course, mark=mark)
+    counts = schedule_counts(items=of_course, mark=mark)
+    empty = ItemTotals()
+    item_stats = []
+    by_module: dict[int, ItemTotals] = {}
+    for item in items:
+        total = totals.get(item.pk, empty)
+        learners, leeches = counts.get(item.pk, (0, 0))
+        item_stats.append(
+            ItemStats(
+                item=item,
+                reviews=total.reviews,
+                again=total.again,
+                mean_ms=total.mean_ms,
+                learners=learners,
+                leech_learners=leeches,
+            )
         )
-    }
-    schedule_rows: dict[int, Any] = {
-        row["item_id"]: row
-        for row in RecallSchedule.objects.filter(item__lesson__module__course=course)
-        .values("item_id")
-        .annotate(
-            learners=Count("id"),
-            leeches=Count("id", filter=Q(lapses__gte=LEECH_LAPSES)),
-        )
-    }
-    item_stats = [
-        ItemStats(
-            item=item,
-            reviews=log_rows.get(item.pk, {}).get("n", 0),
-            again=log_rows.get(item.pk, {}).get("again", 0),
-            mean_ms=log_rows.get(item.pk, {}).get("mean_ms"),
-            learners=schedule_rows.get(item.pk, {}).get("learners", 0),
-            leech_learners=schedule_rows.get(item.pk, {}).get("leeches", 0),
-        )
-        for item in items
-    ]
-    module_rows: dict[int, Any] = {
-        row["item__lesson__module_id"]: row
-        for row in logs.filter(state_before__state=RecallSchedule.State.REVIEW)
-        .values("item__lesson__module_id")
-        .annotate(n=Count("id"), passed=Count("id", filter=Q(rating__gt=ReviewLog.Rating.AGAIN)))
-    }
+        module_id = item.lesson.module_id
+        by_module[module_id] = by_module.get(module_id, empty) + total
     modules = [
         ModuleRetention(
             module=m,
-            reviews=module_rows.get(m.pk, {}).get("n", 0),
-            passed=module_rows.get(m.pk, {}).get("passed", 0),
+            reviews=by_module.get(m.pk, empty).review_state_reviews,
+            passed=by_module.get(m.pk, empty).review_state_passed,
         )
         for m in course.modules.order_by("position")
     ]
@@ -120,5 +124,5 @@ def course_stats(*, course: Course, now: datetime) -> CourseStats:
         course=course,
         items=item_stats,
         modules=modules,
-        history=retention_history_for(course=course, now=now),
+        history=course_history(items=of_course, mark=mark, now=now),
     )
