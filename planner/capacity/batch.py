@@ -6,6 +6,10 @@ The arithmetic is Little's-law simple and exact:
 - required rate = work ÷ (window hours × 3600 s).
 - workers needed = ⌈required rate ÷ items per second per worker⌉.
 - hours = work ÷ (workers × items per second per worker) ÷ 3600; cost = hours × workers × price.
+- without a measured rate, one worker's rate comes from the hardware: a forward pass costs about
+  2 x parameters FLOPs per token (Kaplan et al. 2020), so items per second = device TFLOPS x MFU
+  ÷ (2 x parameters) ÷ tokens per item, at the speed model's achieved MFU
+  (planner.capacity.speed_model); a measured rate wins.
 - on a managed API priced per million tokens (the catalogue's managed-API row), the same work costs
   work × (input tokens × input price + output tokens × output price) ÷ 10^6: the provider does the
   capacity planning, so there are no workers or window to size, only a bill to compare.
@@ -30,7 +34,13 @@ from planner.capacity.results import (
     Trail,
     WarningCode,
 )
-from planner.capacity.units import SECONDS_PER_HOUR, as_float, exact
+from planner.capacity.speed_model import (
+    achieved_mfu,
+    compute_precision,
+    forward_tokens_per_s,
+    peak_tflops,
+)
+from planner.capacity.units import BYTES_PER_GB, SECONDS_PER_HOUR, as_float, exact
 from planner.capacity.validation import positive, whole_number
 
 DEFAULT_RETRY_MARGIN = Fraction(0)
@@ -78,6 +88,8 @@ class BatchEstimate(EstimateNotes):
     output_tokens_per_item: int | None
     api_id: str | None
     api_cost_usd: float | None
+    accelerator_id: str | None = None
+    model_id: str | None = None
     warnings: list[EstimateWarning] = field(default_factory=list)
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
@@ -101,6 +113,8 @@ class BatchEstimate(EstimateNotes):
             "output_tokens_per_item": self.output_tokens_per_item,
             "api": self.api_id,
             "api_cost_usd": self.api_cost_usd,
+            "accelerator": self.accelerator_id,
+            "model": self.model_id,
             **self.notes_dict(),
         }
 
@@ -122,6 +136,8 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
     window = positive(inputs.window_hours, "window_hours")
     margin, work, required = _required_rate(inputs, items, window, trail)
     price = positive(inputs.price_per_hour, "price_per_hour")
+    if price is None and inputs.accelerator is not None and inputs.accelerator.price_per_hour_usd:
+        price = exact(inputs.accelerator.price_per_hour_usd)
     workers = whole_number(inputs.workers, "workers")
     pool = _workers(inputs, work, required, window, price, workers, trail)
     api_cost = _api_cost(inputs, work=work, trail=trail)
@@ -148,6 +164,8 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
         output_tokens_per_item=inputs.output_tokens_per_item,
         api_id=inputs.api.id if inputs.api is not None and api_cost is not None else None,
         api_cost_usd=_opt(api_cost, 2),
+        accelerator_id=inputs.accelerator.id if inputs.accelerator is not None else None,
+        model_id=inputs.model.id if inputs.model is not None else None,
         warnings=trail.warnings,
         assumptions=trail.assumptions,
         formulas=trail.formulas,
@@ -186,9 +204,13 @@ def _workers(
     trail: Trail,
 ) -> _Workers:
     if inputs.items_per_s is None:
-        trail.assume("items_per_s", "unknown: measure one worker's throughput")
-        return _Workers()
-    per_worker = positive(inputs.items_per_s, "items_per_s")
+        hardware = hardware_items_per_s(inputs, trail)
+        if hardware is None:
+            trail.assume("items_per_s", "unknown: measure one worker's throughput")
+            return _Workers()
+        per_worker = hardware
+    else:
+        per_worker = positive(inputs.items_per_s, "items_per_s")
     needed = math.ceil(required / per_worker)
     trail.formula(
         "Workers needed",
@@ -217,6 +239,38 @@ def _workers(
             f"{needed} are needed.",
         )
     return _Workers(per_worker, needed, pool, hours, hours <= window, cost)
+
+
+def hardware_items_per_s(inputs: BatchInputs, trail: Trail) -> Fraction | None:
+    """One worker's rate from its device: forward tokens per second ÷ tokens per item (None
+    without a device with a compute figure, the parameters, or the tokens per item)."""
+    acc = inputs.accelerator
+    tokens_in = whole_number(inputs.tokens_per_item, "tokens_per_item")
+    tokens_out = whole_number(
+        inputs.output_tokens_per_item, "output_tokens_per_item", allow_zero=True
+    )
+    if inputs.params_b is not None:
+        params = positive(inputs.params_b, "params_b") * BYTES_PER_GB
+    elif inputs.model is not None:
+        params = exact(inputs.model.params_b) * BYTES_PER_GB
+    else:
+        return None
+    if acc is None or tokens_in is None:
+        return None
+    precision = compute_precision(acc, "bf16")
+    tflops = peak_tflops(acc, precision)
+    if tflops is None:
+        return None
+    tokens = tokens_in + (tokens_out or 0)
+    per_item = forward_tokens_per_s(acc, params, "bf16") / tokens
+    trail.formula(
+        "Items per second per worker (from the hardware)",
+        "TFLOPS × MFU ÷ (2 × parameters) ÷ tokens per item",
+        f"{num(tflops)} TFLOPS × {num(achieved_mfu(acc, precision))} ÷ "
+        f"(2 × {num(params / BYTES_PER_GB)} B) ÷ "
+        f"{whole(tokens)} tokens = {num(per_item, 2)} items/s on one {acc.name}",
+    )
+    return per_item
 
 
 def _api_cost(inputs: BatchInputs, *, work: Fraction, trail: Trail) -> Fraction | None:

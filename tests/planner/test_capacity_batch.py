@@ -14,6 +14,7 @@ from planner.capacity import (
     default_catalogue,
     estimate_batch,
 )
+from planner.capacity.speed_model import forward_tokens_per_s
 
 
 def test_nightly_embeddings_with_retry_margin() -> None:
@@ -116,3 +117,46 @@ def test_no_api_comparison_without_tokens_or_a_priced_row() -> None:
     with pytest.raises(CapacityInputError) as err:
         estimate_batch(BatchInputs(items=1000, window_hours=1, tokens_per_item=0))
     assert err.value.field == "tokens_per_item"
+
+
+def test_hardware_rate_is_forward_tokens_per_second_over_tokens_per_item() -> None:
+    """Without a measured rate: achieved FLOP/s ÷ (2 × parameters) ÷ tokens per item; a T4 runs
+    a 110M encoder on 512-token chunks about as fast as its FLOPS divided over the work says."""
+    cat = default_catalogue()
+    t4 = cat.accelerator("t4")
+    est = estimate_batch(
+        BatchInputs(
+            items=50_000,
+            window_hours=2,
+            tokens_per_item=512,
+            output_tokens_per_item=0,
+            params_b=0.11,
+            accelerator=t4,
+        )
+    )
+    expected = float(forward_tokens_per_s(t4, 0.11e9, "bf16")) / 512
+    assert est.items_per_s_per_worker == pytest.approx(expected, rel=1e-3)
+    assert est.price_per_hour_usd == t4.price_per_hour_usd  # the worker's catalogue price
+    assert est.cost_usd is not None
+    assert est.to_dict()["accelerator"] == "t4"
+    # Twice the tokens per item: half the items per second.
+    longer = estimate_batch(
+        replace(
+            BatchInputs(items=50_000, window_hours=2, params_b=0.11, accelerator=t4),
+            tokens_per_item=1024,
+        )
+    )
+    assert longer.items_per_s_per_worker == pytest.approx(expected / 2, rel=1e-3)
+
+
+def test_no_tokens_per_item_leaves_the_rate_to_measure() -> None:
+    est = estimate_batch(
+        BatchInputs(
+            items=10,
+            window_hours=1,
+            params_b=0.11,
+            accelerator=default_catalogue().accelerator("t4"),
+        )
+    )
+    assert est.items_per_s_per_worker is None
+    assert "items_per_s" in est.missing_assumptions
