@@ -27,6 +27,8 @@ class WarningCode(StrEnum):
     MOE_ALL_EXPERTS_RESIDENT = "moe_all_experts_resident"
     MULTIMODAL_ACTIVATIONS = "multimodal_activations"
     PRECISION_NOT_NATIVE = "precision_not_native"
+    DECODE_TOO_SLOW = "decode_too_slow"  # compute-bound (or fixed-cost-bound) below the target
+    ARRIVALS_EXCEED_PREFILL = "arrivals_exceed_prefill"  # new prompts need more than the GPUs' time
 
 
 class Severity(StrEnum):

@@ -66,6 +66,7 @@ class ServingEstimate(EstimateNotes):
     max_context_tokens_for_users: int | None
     memory_bandwidth_gb_s: float | None
     decode_batch: int
+    decode_tokens_per_s: float | None
     decode_tokens_per_s_upper_bound: float | None
     aggregate_tokens_per_s: float | None
     compute_ceiling_tokens_per_s: float | None
@@ -81,6 +82,8 @@ class ServingEstimate(EstimateNotes):
     free_bytes: int
     accelerator_id: str | None
     model_id: str | None
+    compute_bound_batch: int | None = None
+    speed_curve: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[EstimateWarning] = field(default_factory=list)
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
@@ -140,6 +143,7 @@ _JSON_FIGURES = (
     "max_context_tokens_for_users",
     "memory_bandwidth_gb_s",
     "decode_batch",
+    "decode_tokens_per_s",
     "decode_tokens_per_s_upper_bound",
     "aggregate_tokens_per_s",
     "compute_ceiling_tokens_per_s",
@@ -153,6 +157,8 @@ _JSON_FIGURES = (
     "precision_that_fits",
     "kv_cache_in_use_bytes",
     "free_bytes",
+    "compute_bound_batch",
+    "speed_curve",
 )
 
 
@@ -267,7 +273,8 @@ def _speed_figures(
     return {
         "memory_bandwidth_gb_s": rounded(speed.bandwidth, 1),
         "decode_batch": speed.batch,
-        "decode_tokens_per_s_upper_bound": rounded(speed.per_user),
+        "decode_tokens_per_s": rounded(speed.per_user),
+        "decode_tokens_per_s_upper_bound": rounded(speed.per_user_bound),
         "aggregate_tokens_per_s": rounded(speed.aggregate, 1),
         "compute_ceiling_tokens_per_s": rounded(speed.compute_ceiling, 1),
         "time_to_first_token_ms": rounded(ttft_ms, 1),
@@ -276,4 +283,6 @@ def _speed_figures(
         "latency_target_ms": _given(inputs.latency_target_ms, 3),
         "ttft_target_ms": _given(inputs.ttft_target_ms, 3),
         "required_decode_tokens_per_s": rounded(required),
+        "compute_bound_batch": speed.compute_bound_batch,
+        "speed_curve": speed.curve,
     }

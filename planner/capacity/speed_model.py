@@ -1,0 +1,274 @@
+"""The serving speed model's constants and pure helpers: achieved bandwidth and FLOP/s per device
+class and format, fixed costs, tensor-parallel all-reduces, MoE expert reads, one decode step.
+
+Constants were fitted on the "fit" rows of bench/_speed_published.py and checked on the others
+(bench/serving_speed.py; the lab notes are docs/speed-model.md).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from planner.capacity.catalogue import Accelerator, ModelSpec
+from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
+
+# Achieved share of the datasheet memory bandwidth while decoding ("model bandwidth utilisation",
+# Databricks, "LLM Inference Performance Engineering: Best Practices", 2023: well below 100 % even
+# at batch 1), by device class and by how the weights are stored. Fitted on the fit rows of
+# bench/_speed_published.py (NIM / TensorRT-LLM on H100, llama.cpp on RTX 3090: 0.72-0.82 of
+# peak); 8-bit weights carry scales and block-quantised 4-bit weights (AWQ, GPTQ, GGUF Q4_0)
+# unpack in the kernel, so they stream a little less. TPUs and CPUs (STREAM sustains 70-80 % of
+# a DDR5 server's peak; llama.cpp decode reaches less) are set lower, unfitted: no run here.
+BANDWIDTH_EFFICIENCY: Final[dict[tuple[str, str], Fraction]] = {
+    ("gpu", "16-bit"): Fraction(80, 100),
+    ("gpu", "8-bit"): Fraction(75, 100),
+    ("gpu", "4-bit"): Fraction(72, 100),
+    ("tpu", "16-bit"): Fraction(70, 100),
+    ("tpu", "8-bit"): Fraction(65, 100),
+    ("tpu", "4-bit"): Fraction(60, 100),
+    ("cpu", "16-bit"): Fraction(55, 100),
+    ("cpu", "8-bit"): Fraction(55, 100),
+    ("cpu", "4-bit"): Fraction(50, 100),
+}
+# Achieved share of the dense peak in a compute-bound pass (prefill, a large decode batch), by
+# device class and the precision the tensor cores compute in. Fitted on TensorRT-LLM's first-token
+# latencies (v0.5 performance.md: Llama 7B 2,048-token prompt in 133 ms on an A100 at FP16 = 0.66
+# of 312 TFLOPS; 36 ms on an H100 at FP8 = 0.39 of 1,979) and consistent with the 40-60 % MFU of
+# Pope et al. 2022 ("Efficiently Scaling Transformer Inference") for prefill; TPUs as in Pope et al.
+ACHIEVED_MFU: Final[dict[tuple[str, str], Fraction]] = {
+    ("gpu", "16-bit"): Fraction(65, 100),
+    ("gpu", "8-bit"): Fraction(50, 100),
+    ("tpu", "16-bit"): Fraction(50, 100),
+    ("tpu", "8-bit"): Fraction(40, 100),
+    ("cpu", "16-bit"): Fraction(40, 100),
+    ("cpu", "8-bit"): Fraction(40, 100),
+}
+# A CPU row has no TFLOPS in the catalogue: an AMD EPYC 9654 (96 Zen 4 cores, 2.4 GHz) runs
+# AVX-512 BF16 dot products (VDPBF16PS: 64 FLOPs a cycle a core, AMD "Zen 4" software optimisation
+# guide, publication 57647): 96 x 2.4 GHz x 64 = 14.7 TFLOPS peak; llama.cpp's prompt processing
+# reaches about 40 % of it (ACHIEVED_MFU above). Indicative: a Xeon with AMX tiles peaks higher.
+CPU_DENSE_BF16_TFLOPS: Final = Fraction(147, 10)
+# Per decode step, whatever the batch: the scheduler, sampling and the kernel launches that CUDA
+# graphs do not remove (vLLM V1 and TensorRT-LLM with CUDA graphs: ~1 ms; vLLM's own profiling in
+# "vLLM V1: A Major Upgrade", blog.vllm.ai 2025-01-27, and the 8B-on-H200 runs in the bench).
+DECODE_STEP_FIXED_S: Final = Fraction(1, 1000)
+# Per request before its first token: HTTP, tokenising, scheduling, detokenising (vLLM and NIM
+# first-token latencies of short prompts in bench/_speed_published.py sit 5-15 ms above prefill).
+FIRST_TOKEN_FIXED_S: Final = Fraction(8, 1000)
+# One all-reduce of a small message, by link: a one-shot custom all-reduce over NVLink takes
+# ~10-20 us (vLLM PR 2192 "custom all reduce kernels"; NCCL's NVLink latency in nccl-tests is
+# ~15 us at 8 kB), a PCIe ring ~40 us (nccl-tests on PCIe Gen4 hosts), TPU ICI ~10 us (Pope et
+# al. 2022, section 3.1). Fitted on the tensor-parallel fit rows of the bench.
+ALL_REDUCE_LATENCY_S: Final[dict[str, Fraction]] = {
+    "nvlink": Fraction(15, 10**6),
+    "pcie": Fraction(40, 10**6),
+    "ici": Fraction(10, 10**6),
+}
+ALL_REDUCES_PER_LAYER: Final = (
+    2  # after attention and after the MLP (Megatron-LM, Shoeybi et al. 2019)
+)
+ACTIVATION_BYTES: Final = 2  # bf16/fp16 activations are what the all-reduces move
+# Experts (total, routed per token) of the catalogue's mixtures of experts, from their config.json
+# (num_local_experts / n_routed_experts and num_experts_per_tok), for rows that do not carry them.
+MOE_EXPERTS: Final[dict[str, tuple[int, int]]] = {
+    "mixtral-8x7b": (8, 2),
+    "deepseek-v2-lite": (64, 6),
+    "qwen3-30b-a3b": (128, 8),
+    "qwen3-235b-a22b": (128, 8),
+    "gpt-oss-20b": (32, 4),
+    "gpt-oss-120b": (128, 4),
+    "deepseek-v3": (256, 8),
+}
+_HBM_GPUS: Final = ("a100", "h100", "h200", "h20", "gh200", "b100", "b200", "gb200", "mi")
+
+
+def device_class(acc: Accelerator | None) -> str:
+    """'gpu', 'tpu' or 'cpu' (an unknown device counts as a GPU)."""
+    if acc is None or acc.kind not in ("tpu", "cpu"):
+        return "gpu"
+    return acc.kind
+
+
+def weight_format(precision: str | None) -> str:
+    """'16-bit', '8-bit' or '4-bit': how many bytes each weight streams from memory."""
+    if precision in ("fp8", "int8"):
+        return "8-bit"
+    if precision == "int4":
+        return "4-bit"
+    return "16-bit"
+
+
+def bandwidth_efficiency(acc: Accelerator | None, precision: str | None) -> Fraction:
+    return BANDWIDTH_EFFICIENCY[(device_class(acc), weight_format(precision))]
+
+
+def compute_precision(acc: Accelerator | None, weight_precision: str | None) -> str:
+    """What the matrix multiplies run in: fp8/int8 where the device has such tensor cores,
+    else 16-bit (4-bit weights are weight-only everywhere: unpacked to 16-bit, W4A16)."""
+    if acc is not None and weight_precision == "fp8" and acc.dense_fp8_tflops:
+        return "fp8"
+    if acc is not None and weight_precision == "int8" and acc.dense_int8_tops:
+        return "int8"
+    return "bf16"
+
+
+def peak_tflops(acc: Accelerator, precision: str) -> Fraction | None:
+    """The device's dense peak in `precision` (the CPU fallback where the row has none)."""
+    figure = {"fp8": acc.dense_fp8_tflops, "int8": acc.dense_int8_tops}.get(precision)
+    figure = figure or acc.dense_bf16_tflops
+    if figure:
+        return exact(figure)
+    return CPU_DENSE_BF16_TFLOPS if acc.kind == "cpu" else None
+
+
+def achieved_mfu(acc: Accelerator | None, precision: str) -> Fraction:
+    bits = "16-bit" if precision == "bf16" else "8-bit"
+    return ACHIEVED_MFU[(device_class(acc), bits)]
+
+
+def achieved_flops(acc: Accelerator, weight_precision: str | None) -> Fraction | None:
+    """FLOP/s one device sustains in a compute-bound pass: dense peak x achieved MFU."""
+    precision = compute_precision(acc, weight_precision)
+    peak = peak_tflops(acc, precision)
+    return peak * 10**12 * achieved_mfu(acc, precision) if peak is not None else None
+
+
+def forward_tokens_per_s(
+    accelerator: Accelerator,
+    params: Fraction | int | float,
+    weight_precision: str | None,
+    tensor_parallel: int = 1,
+) -> Fraction:
+    """Tokens/s of a compute-bound forward pass (prefill, an encoder, a large batch) on
+    `tensor_parallel` devices: GPUs x peak x achieved MFU ÷ (2 x parameters) (Kaplan et al. 2020)."""
+    flops = achieved_flops(accelerator, weight_precision)
+    if flops is None:
+        raise CapacityInputError(
+            "gpu", f"{accelerator.name} has no compute figure to run a model on"
+        )
+    count = exact(params)
+    if count <= 0 or tensor_parallel < 1:
+        raise CapacityInputError("params_b", "must be greater than zero")
+    return tensor_parallel * flops / (2 * count)
+
+
+def all_reduce_latency(acc: Accelerator | None) -> Fraction:
+    link = acc.interconnect if acc is not None and acc.interconnect else "pcie"
+    return ALL_REDUCE_LATENCY_S.get(link, ALL_REDUCE_LATENCY_S["pcie"])
+
+
+def link_bytes_per_s(acc: Accelerator | None) -> Fraction:
+    """Per device, one way; a device without a figure gets PCIe Gen4 x16's 32 GB/s."""
+    figure = acc.interconnect_gb_s if acc is not None and acc.interconnect_gb_s else 32
+    return exact(figure) * BYTES_PER_GB
+
+
+def all_reduce_seconds(acc: Accelerator | None, tokens: int, hidden: int, n: int) -> Fraction:
+    """One ring all-reduce of tokens x hidden activations over n devices: latency + 2(n-1)/n x
+    bytes ÷ link bandwidth (Patarasuk & Yuan 2009, the bandwidth-optimal ring)."""
+    if n <= 1:
+        return Fraction(0)
+    moved = Fraction(2 * (n - 1), n) * tokens * hidden * ACTIVATION_BYTES
+    return all_reduce_latency(acc) + moved / link_bytes_per_s(acc)
+
+
+def moe_experts(spec: ModelSpec | None) -> tuple[int, int] | None:
+    """(experts, experts per token) of a mixture of experts, from the row or MOE_EXPERTS."""
+    if spec is None or not spec.active_params_b:
+        return None
+    total = getattr(spec, "num_experts", None) or getattr(spec, "experts", None)
+    routed = getattr(spec, "experts_per_token", None) or getattr(spec, "num_experts_per_tok", None)
+    if isinstance(total, int) and isinstance(routed, int) and 0 < routed <= total:
+        return total, routed
+    return MOE_EXPERTS.get(spec.id)
+
+
+def experts_read(experts: int, per_token: int, batch: int) -> Fraction:
+    """Expected distinct experts a batch of B tokens touches: E x (1 - (1 - k/E)^B), uniform
+    routing (each token picks k of E); k at batch 1, all E as the batch grows."""
+    untouched = (1 - per_token / experts) ** batch
+    return Fraction(experts) * (1 - Fraction(untouched).limit_denominator(10**12))
+
+
+@dataclass(frozen=True, slots=True)
+class StepParts:
+    """One decode step of every stream in the batch, per GPU, in seconds."""
+
+    read_bytes: Fraction
+    memory: Fraction
+    compute: Fraction
+    all_reduce: Fraction
+    fixed: Fraction
+
+    @property
+    def total(self) -> Fraction:
+        return self.memory + self.compute + self.all_reduce + self.fixed
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeModel:
+    """What one GPU of the deployment reads and computes per step; `step(batch)` prices it.
+
+    dense_bytes: weights every token reads (per GPU); expert_bytes: one expert's weights per GPU
+    (0 for a dense model); kv_bytes: one stream's KV at its mean context, per GPU.
+    """
+
+    dense_bytes: Fraction
+    expert_bytes: Fraction
+    experts: tuple[int, int] | None
+    kv_bytes: Fraction
+    bandwidth: Fraction  # achieved bytes/s per GPU
+    flops_per_token: Fraction | None  # per GPU
+    flops: Fraction | None  # achieved FLOP/s per GPU
+    all_reduce_per_token: Fraction  # seconds per step for each streaming token, beyond latency
+    all_reduce_fixed: Fraction  # latency of the step's all-reduces
+    fixed: Fraction
+
+    def weights_read(self, tokens: int) -> Fraction:
+        if self.experts is None:
+            return self.dense_bytes
+        experts, per_token = self.experts
+        return self.dense_bytes + experts_read(experts, per_token, tokens) * self.expert_bytes
+
+    def step(self, batch: int) -> StepParts:
+        read = self.weights_read(batch) + batch * self.kv_bytes
+        compute = (
+            batch * self.flops_per_token / self.flops
+            if self.flops_per_token is not None and self.flops
+            else Fraction(0)
+        )
+        comms = self.all_reduce_fixed + batch * self.all_reduce_per_token
+        return StepParts(read, read / self.bandwidth, compute, comms, self.fixed)
+
+    def prefill(self, prompt: int) -> StepParts:
+        """One forward pass over a prompt: the weights once, every prompt token's FLOPs."""
+        read = self.weights_read(prompt)
+        compute = (
+            prompt * self.flops_per_token / self.flops
+            if self.flops_per_token is not None and self.flops
+            else Fraction(0)
+        )
+        comms = self.all_reduce_fixed + prompt * self.all_reduce_per_token
+        return StepParts(read, read / self.bandwidth, compute, comms, Fraction(0))
+
+    def compute_bound_batch(self) -> int | None:
+        """The smallest batch whose compute time reaches its memory time (all experts read):
+        B x f/F >= (W + B x kv)/BW, so B = ⌈(W/BW) ÷ (f/F - kv/BW)⌉; None if it never does."""
+        if self.flops_per_token is None or not self.flops:
+            return None
+        weights = self.dense_bytes + (self.experts[0] * self.expert_bytes if self.experts else 0)
+        slope = self.flops_per_token / self.flops - self.kv_bytes / self.bandwidth
+        if slope <= 0:
+            return None
+        return max(1, math.ceil(weights / self.bandwidth / slope))
+
+
+def speed_curve_batches(max_batch: int) -> list[int]:
+    """1, 2, 4, ... up to max_batch, and max_batch itself."""
+    if max_batch < 1:
+        return []
+    out = [2**i for i in range(max_batch.bit_length()) if 2**i <= max_batch]
+    return out if out[-1] == max_batch else [*out, max_batch]
