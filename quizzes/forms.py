@@ -8,6 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from quizzes.calculated import ANSWER_MAX_LENGTH
 from quizzes.fsrs_optimizer import WorkloadCurve
 from quizzes.selectors.carried_counts import MAX_LENGTH as COUNTS_MAX_LENGTH
 from quizzes.services.card_state import MAX_LENGTH as CARD_STATE_MAX_LENGTH
@@ -145,6 +146,8 @@ class GradeForm(forms.Form):
     card_state = forms.CharField(required=False, max_length=CARD_STATE_MAX_LENGTH)
     # Today's counts as the panel showed them (quizzes/selectors/carried_counts.py).
     counts = forms.CharField(required=False, max_length=COUNTS_MAX_LENGTH)
+    # A calculated card's typed number; the answer it is logged beside is drawn on the server.
+    answer = forms.CharField(required=False, max_length=ANSWER_MAX_LENGTH)
 
     @classmethod
     def clean_fields_of(cls, data: Any) -> tuple[dict[str, Any], tuple[str, str] | None]:

@@ -9,21 +9,27 @@ from django.template.loader import render_to_string
 
 from courses.models import Lesson
 from quizzes.models import RecallSchedule
+from quizzes.selectors.problems import item_problem
 
 
 def check_yourself_panel(request: HttpRequest, lesson: Lesson) -> str:
-    """The lesson's items with the learner's recall schedule for each (two queries)."""
+    """The lesson's items with the learner's recall schedule for each (two queries), and for a
+    calculated item the problem drawn for the learner at that schedule's review."""
     items = list(lesson.quiz_items.prefetch_related("choices").order_by("position", "id"))
     scheduled: dict[int, RecallSchedule] = {}
     if request.user.is_authenticated and items:
         scheduled = {
             s.item_id: s
             for s in RecallSchedule.objects.filter(learner=request.user, item__in=items).only(
-                "id", "item_id", "due"
+                "id", "item_id", "due", "reps"
             )
         }
-    context = {
-        "lesson": lesson,
-        "entries": [(item, uuid.uuid4(), scheduled.get(item.pk)) for item in items],
-    }
+    learner_id = request.user.pk or 0
+    entries = []
+    for item in items:
+        schedule = scheduled.get(item.pk)
+        review = schedule.reps if schedule is not None else 0
+        problem = item_problem(learner_id=learner_id, item=item, review=review)
+        entries.append((item, uuid.uuid4(), schedule, problem))
+    context = {"lesson": lesson, "entries": entries}
     return render_to_string("quizzes/_check_yourself.html", context, request=request)

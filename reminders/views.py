@@ -22,7 +22,9 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
+from quizzes.calculated import ANSWER_MAX_LENGTH, answer_parse
 from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.selectors.problems import item_problem
 from quizzes.selectors.preview import grade_previews
 from quizzes.selectors.queue import QueueCard
 from quizzes.services.review import StaleCard, grade_duration_ms, review_grade
@@ -41,6 +43,17 @@ class PromptGradeForm(forms.Form):
     shown_at = forms.IntegerField(
         required=False, min_value=0, max_value=2**53, widget=forms.HiddenInput
     )
+    # A calculated item's number, checked against the problem drawn on the server.
+    value = forms.CharField(label=_("Your answer"), required=False, max_length=ANSWER_MAX_LENGTH)
+
+    def clean_value(self) -> float | None:
+        text = self.cleaned_data["value"]
+        if not text.strip():
+            return None
+        value = answer_parse(text)
+        if value is None:
+            raise forms.ValidationError(_("Enter a number, e.g. 11.5."))
+        return value
 
 
 def signed_link[T](
@@ -83,9 +96,13 @@ def unsubscribe(request: HttpRequest, learner: User) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @signed_link(prompt_token_schedule)
 def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
-    """One recall prompt from a digest: answer it, reveal the answer, grade it with a POST."""
+    """One recall prompt from a digest: answer it, reveal the answer, grade it with a POST. A
+    calculated item shows the problem drawn for the learner at the schedule's review (the one
+    the digest showed) and checks their number against it, drawn again on the server."""
     now = timezone.now()
+    problem = item_problem(learner_id=schedule.learner_id, item=schedule.item, review=schedule.reps)
     context: dict[str, object] = {
+        "problem": problem,
         "schedule": schedule,
         "item": schedule.item,
         "review_url": review_session_url(),
@@ -98,6 +115,10 @@ def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
     if request.method == "POST":
         form = PromptGradeForm(request.POST)
         if form.is_valid():
+            value = form.cleaned_data["value"] if problem is not None else None
+            expected = (
+                problem.solution.answer if problem is not None and value is not None else None
+            )
             try:
                 log = review_grade(
                     learner=schedule.learner,
@@ -109,6 +130,8 @@ def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
                     duration_ms=grade_duration_ms(
                         shown_at_ms=form.cleaned_data["shown_at"], now=now
                     ),
+                    answer_value=value,
+                    expected_value=expected,
                 )
             except StaleCard:
                 schedule.refresh_from_db()
@@ -116,6 +139,8 @@ def prompt(request: HttpRequest, schedule: RecallSchedule) -> HttpResponse:
             else:
                 schedule.refresh_from_db()
                 context.update(graded=log, next_due=schedule.due)
+                if value is not None and problem is not None:
+                    context.update(value=value, verdict=problem.is_correct(value))
             return render(request, "reminders/prompt.html", context)
         context["form"] = form
         return render(request, "reminders/prompt.html", context, status=400)

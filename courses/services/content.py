@@ -12,7 +12,8 @@ Manifest layout (see content/gpus-tpus-ai-hardware/course.toml):
     [rubric]            title; [[rubric.criteria]] key, title, description;
                         [[rubric.criteria.levels]] key, title, points, description
 Quiz file: [[items]] key, kind, prompt, explanation, expected_value, unit, tolerance, model_answer;
-           [[items.choices]] key, text, is_correct, reason
+           [[items.choices]] key, text, is_correct, reason; a calculated item: exercise,
+           relative_tolerance, answer_range and [items.variables] (content/README.md)
 """
 
 from __future__ import annotations
@@ -44,7 +45,14 @@ from courses.services.content_specs import (
     ModuleSpec,
     RubricSpec,
 )
-from courses.services.content_toml import TomlDoc, TomlTable, file_inside, unique_values
+from courses.services.content_toml import (
+    CALCULATED_KEYS,
+    TomlDoc,
+    TomlTable,
+    calculated_load,
+    file_inside,
+    unique_values,
+)
 
 # --- the loader -------------------------------------------------------------------------------
 
@@ -69,6 +77,7 @@ ITEM_KEYS = {
     "tolerance",
     "model_answer",
     "choices",
+    *CALCULATED_KEYS,
 }
 CHOICE_KEYS = {"key", "text", "is_correct", "reason"}
 RUBRIC_KEYS = {"title", "criteria"}
@@ -113,6 +122,7 @@ def _load_items(file: Path) -> tuple[ItemSpec, ...]:
             expected = t.number("expected_value", low=-(10**15))
         if kind == "free_recall":
             t.text("model_answer")
+        calculated = calculated_load(t, kind)
         items.append(
             ItemSpec(
                 key=t.slug("key", max_length=100),
@@ -124,6 +134,7 @@ def _load_items(file: Path) -> tuple[ItemSpec, ...]:
                 tolerance=t.number("tolerance", default=0.0, low=0),
                 model_answer=t.text("model_answer", required=False),
                 choices=tuple(choices),
+                calculated=calculated,
             )
         )
     unique_values(tables, "key", [i.key for i in items], "item key")

@@ -4,15 +4,17 @@ reason. Nothing here touches the database."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 MANIFEST = "course.toml"
 SLUG_RE = re.compile(r"^[-a-zA-Z0-9_]+$")
 # Lesson and course slugs share URL space with these paths (courses/urls.py).
 RESERVED_LESSON_SLUGS = frozenset({"enroll", "resume"})
 RESERVED_COURSE_SLUGS = frozenset({"teaching"})
-KINDS = ("multiple_choice", "numeric", "free_recall")
+KINDS = ("multiple_choice", "numeric", "free_recall", "calculated")
 
 Path_ = tuple[str | int, ...]
 
@@ -37,6 +39,34 @@ class ChoiceSpec:
 
 
 @dataclass(frozen=True)
+class CalculatedSpec:
+    """A calculated item's template: the exercise that works it, the variables drawn for each
+    learner and review (a list of values, or {min, max, step}), the relative tolerance and the
+    range every answer must fall in."""
+
+    exercise: str
+    variables: dict[str, Any]
+    relative_tolerance: float
+    answer_range: tuple[float, float]
+
+
+# What a calculated template must also pass beyond its shape: each check returns None, or the
+# key at fault ("exercise", "answer_range" or a variable's name) and why. Apps that can work the
+# exercises register here (quizzes draws each template many times); courses cannot.
+CalculatedCheck = Callable[[CalculatedSpec], tuple[str, str] | None]
+_calculated_checks: list[CalculatedCheck] = []
+
+
+def calculated_check_register(check: CalculatedCheck) -> None:
+    if check not in _calculated_checks:
+        _calculated_checks.append(check)
+
+
+def calculated_checks() -> tuple[CalculatedCheck, ...]:
+    return tuple(_calculated_checks)
+
+
+@dataclass(frozen=True)
 class ItemSpec:
     key: str
     kind: str
@@ -47,6 +77,7 @@ class ItemSpec:
     tolerance: float
     model_answer: str
     choices: tuple[ChoiceSpec, ...]
+    calculated: CalculatedSpec | None = None
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from courses.models import Lesson
-from courses.services.content_specs import ItemSpec
+from courses.services.content_specs import CalculatedSpec, ItemSpec
 from courses.services.content_sync import ImportReport, children_sync, row_upsert
+from quizzes.calculated import template_check
 from quizzes.models import Choice, QuizItem, RecallSchedule
 
 
 def _item_values(spec: ItemSpec, position: int) -> dict[str, Any]:
+    calculated = spec.calculated
     return {
         "kind": spec.kind,
         "position": position,
@@ -20,6 +22,11 @@ def _item_values(spec: ItemSpec, position: int) -> dict[str, Any]:
         "unit": spec.unit,
         "tolerance": spec.tolerance,
         "model_answer": spec.model_answer,
+        "exercise": calculated.exercise if calculated else "",
+        "variables": calculated.variables if calculated else {},
+        "relative_tolerance": calculated.relative_tolerance if calculated else 0.0,
+        "answer_min": calculated.answer_range[0] if calculated else None,
+        "answer_max": calculated.answer_range[1] if calculated else None,
     }
 
 
@@ -76,4 +83,13 @@ def lessons_with_recall(*, lesson_ids: list[int]) -> set[int]:
         RecallSchedule.objects.filter(item__lesson_id__in=lesson_ids)
         .values_list("item__lesson_id", flat=True)
         .distinct()
+    )
+
+
+def calculated_spec_check(spec: CalculatedSpec) -> tuple[str, str] | None:
+    """The importer's check of a calculated template (registered with courses): every one of
+    many draws is a valid input of its exercise and gives an answer inside its range."""
+    low, high = spec.answer_range
+    return template_check(
+        exercise=spec.exercise, variables=spec.variables, answer_min=low, answer_max=high
     )

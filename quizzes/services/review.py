@@ -67,6 +67,8 @@ def _grade_as_read(
     duration_ms: int | None,
     source: str,
     scheduling: fsrs_adapter.Scheduling | None = None,
+    answer_value: float | None = None,
+    expected_value: float | None = None,
 ) -> ReviewLog | None:
     """Advance a schedule of `course` as read (with `scheduling` when it was read beside it);
     write the log; rotate the token. Both writes happen only if the row still holds the token
@@ -101,6 +103,8 @@ def _grade_as_read(
         ),
         parameters_id=scheduling.parameters_id,
         desired_retention=scheduling.desired_retention,
+        answer_value=answer_value,
+        expected_value=expected_value,
     )
     read_token = schedule.card_token
     fsrs_adapter.card_to_schedule(card_after, schedule)
@@ -135,6 +139,9 @@ class Grade(TypedDict):
     now: datetime
     duration_ms: NotRequired[int | None]
     source: NotRequired[str]
+    # A calculated item's typed number and the answer of the problem drawn for the learner.
+    answer_value: NotRequired[float | None]
+    expected_value: NotRequired[float | None]
 
 
 def _grade_as_read_with(
@@ -155,6 +162,8 @@ def _grade_as_read_with(
         duration_ms=grade.get("duration_ms"),
         source=grade.get("source", default_source),
         scheduling=scheduling,
+        answer_value=grade.get("answer_value"),
+        expected_value=grade.get("expected_value"),
     )
 
 

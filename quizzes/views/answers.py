@@ -12,7 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Enrollment
+from quizzes.calculated import answer_parse
 from quizzes.models import QuizItem
+from quizzes.selectors.problems import item_problem, review_number
 from quizzes.services.answers import ItemResponse, item_answer
 from quizzes.services.review import grade_duration_ms
 
@@ -46,6 +48,10 @@ def _item_for(request: AuthenticatedHttpRequest, item_id: int) -> QuizItem:
 
 
 def _respond(request: AuthenticatedHttpRequest, item: QuizItem, context: dict) -> HttpResponse:  # type: ignore[type-arg]
+    if "problem" not in context:
+        # A calculated item shows the problem drawn for this learner at their current review.
+        review = review_number(learner=request.user, item=item)
+        context["problem"] = item_problem(learner_id=request.user.pk, item=item, review=review)
     if request.htmx:
         return render(request, f"{TEMPLATE}#item_block", {"item": item, **context})
     # Without htmx (no JavaScript) the same block comes on a page of its own, so the feedback,
@@ -79,11 +85,11 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
         if not keys:
             error = "Choose at least one answer."
         response = ItemResponse(choice_keys=keys)
-    elif item.kind == QuizItem.Kind.NUMERIC:
-        try:
-            response = ItemResponse(value=float(request.POST.get("value", "").replace(",", ".")))
-        except ValueError:
+    elif item.kind in (QuizItem.Kind.NUMERIC, QuizItem.Kind.CALCULATED):
+        value = answer_parse(request.POST.get("value", ""))
+        if value is None:
             error = "Enter a number, e.g. 11."
+        response = ItemResponse(value=value)
     else:
         try:
             rating = int(request.POST.get("rating", ""))
@@ -106,6 +112,10 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
             "shown_at": _shown_at(request.POST),
         }
         return _respond(request, item, ctx)
+    # Checked against the draw made here, for this learner's current review: the numbers the
+    # page showed are never read back from the form.
+    review = review_number(learner=request.user, item=item)
+    problem = item_problem(learner_id=request.user.pk, item=item, review=review)
     now = timezone.now()
     result = item_answer(
         learner=request.user,
@@ -114,6 +124,12 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
         now=now,
         card_token=token_uuid,
         duration_ms=grade_duration_ms(shown_at_ms=_shown_at(request.POST), now=now),
+        problem=problem,
     )
-    context = {"result": result, "value": response.value, "own_answer": _own_answer(request.POST)}
+    context = {
+        "result": result,
+        "value": response.value,
+        "own_answer": _own_answer(request.POST),
+        "problem": problem,
+    }
     return _respond(request, item, context)

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from accounts.http import AuthenticatedHttpRequest
+from quizzes.calculated import answer_parse
 from quizzes.forms import GradeForm
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import QueueCard, card_for, enrolled_item_for
@@ -31,6 +32,7 @@ from quizzes.selectors.carried_counts import (
     due_queue_carried,
 )
 from quizzes.selectors.preview import grade_previews, scheduling_for_card
+from quizzes.selectors.problems import AnswerInvalid, card_problem, graded_answer
 from quizzes.selectors.queue import due_queue_for, next_card_at
 from quizzes.services.card_state import card_state_dumps
 from quizzes.services.review import (
@@ -77,6 +79,8 @@ def _render_panel(
         "notice": notice,
         "shortcuts": request.user.review_shortcuts_enabled,
     }
+    if card is not None:
+        context["problem"] = card_problem(card=card, learner_id=request.user.pk)
     if card is None:
         # The empty state says why: not started, today's limits reached, or all caught up.
         next_at = next_card_at(learner=request.user, now=now)
@@ -101,6 +105,7 @@ def _render_revealed(
     token: uuid.UUID,
     shown_at: int | None,
     counts: str,
+    answer: str = "",
 ) -> HttpResponse:
     """The card with its answer and grade buttons. Through htmx only the card is swapped, so
     the queue is not counted again; without JavaScript the whole page comes back."""
@@ -117,6 +122,17 @@ def _render_revealed(
         # Passed on as the panel signed them; the grade checks them.
         "counts": counts if len(counts) <= COUNTS_MAX_LENGTH else "",
     }
+    problem = card_problem(card=card, learner_id=request.user.pk)
+    if problem is not None:
+        # Drawn again here for the learner's review, never read back from the page; the grade
+        # form carries the typed number, and the grade draws again to log it beside the answer.
+        value = answer_parse(answer)
+        context.update(
+            problem=problem,
+            value=value,
+            verdict=problem.is_correct(value) if value is not None else None,
+            answer=f"{value!r}" if value is not None else "",
+        )
     if card.schedule is not None:
         # The grade schedules from this, as the buttons previewed, without reading it again.
         course = card.item.lesson.module.course
@@ -155,6 +171,7 @@ def session(request: AuthenticatedHttpRequest) -> HttpResponse:
             token=token,
             shown_at=_int_or_none(request.GET.get("shown_at")),
             counts=request.GET.get("counts", ""),
+            answer=request.GET.get("value", ""),
         )
     return _render_panel(request)
 
@@ -173,12 +190,22 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     item_id = posted["item_id"]
     notice = ""
     log: ReviewLog | None = None
+    try:
+        answer_value, expected_value = graded_answer(
+            learner=request.user, text=posted["answer"], schedule_id=schedule_id, item_id=item_id
+        )
+    except AnswerInvalid as exc:
+        return HttpResponse(f"answer: {exc}", status=400)
+    except (RecallSchedule.DoesNotExist, QuizItem.DoesNotExist) as exc:
+        raise Http404("No such card.") from exc
     grade: Grade = {
         "card_token": posted["card_token"],
         "rating": posted["rating"],
         "now": now,
         "duration_ms": duration_ms,
         "source": ReviewLog.Source.REVIEW,
+        "answer_value": answer_value,
+        "expected_value": expected_value,
     }
     try:
         if schedule_id is not None:
