@@ -24,8 +24,8 @@ from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from quizzes.calculated import ANSWER_MAX_LENGTH, answer_parse
 from quizzes.models import RecallSchedule, ReviewLog
-from quizzes.selectors.problems import item_problem
 from quizzes.selectors.preview import grade_previews
+from quizzes.selectors.problems import item_problem
 from quizzes.selectors.queue import QueueCard
 from quizzes.services.review import StaleCard, grade_duration_ms, review_grade
 from reminders.emails import review_session_url
