@@ -7,14 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, F, FloatField, Q
-from django.db.models.functions import Cast
+from django.db.models import Q
 
 from accounts.models import User
 from courses.selectors import courses_taught_by
-from planner.capstone.grading_selectors import grading_queue
+from planner.capstone.grading_selectors import grading_queue, queue_counts
 from planner.models import CapstoneSubmission, GradingClaim
-from quizzes.models import QuizItem, ReviewLog
+from quizzes.models import QuizItem
+from quizzes.selectors.rollups import item_totals, rolled_up_to
 from reminders.selectors import DigestCounts, digest_counts, digests_visible_to, utc_day_bounds
 
 WAITING_SHOWN = 8
@@ -49,24 +49,25 @@ class InstructorHome:
     digests: DigestCounts
 
 
-def _struggling_items(*, user: User) -> list[StrugglingItem]:
-    """Items of the taught courses with the highest share of Again among kept reviews."""
-    rows = (
-        ReviewLog.objects.filter(
-            undo__isnull=True,
-            item__lesson__module__course__in=courses_taught_by(user=user).values("pk"),
-        )
-        .values("item_id")
-        .annotate(n=Count("id"), again=Count("id", filter=Q(rating=ReviewLog.Rating.AGAIN)))
-        .filter(n__gte=STRUGGLING_MIN_REVIEWS, again__gt=0)
-        .annotate(rate=Cast(F("again"), FloatField()) / Cast(F("n"), FloatField()))
-        .order_by("-rate", "-n")[:STRUGGLING_SHOWN]
+def _struggling_items(*, user: User, course_ids: list[int]) -> list[StrugglingItem]:
+    """Items of the taught courses with the highest share of Again among kept reviews, from the
+    review rollup and the logs since its watermark. Three queries."""
+    totals = item_totals(
+        items=Q(item__lesson__module__course_id__in=course_ids), mark=rolled_up_to()
     )
-    found = {row["item_id"]: row for row in rows}
+    ranked = sorted(
+        (
+            (item_id, t.reviews, t.again)
+            for item_id, t in totals.items()
+            if t.reviews >= STRUGGLING_MIN_REVIEWS and t.again > 0
+        ),
+        key=lambda row: (-row[2] / row[1], -row[1]),
+    )[:STRUGGLING_SHOWN]
+    found = {item_id: (n, again) for item_id, n, again in ranked}
     items = QuizItem.objects.filter(pk__in=found).select_related("lesson__module__course")
     return sorted(
         (
-            StrugglingItem(item=item, reviews=found[item.pk]["n"], again=found[item.pk]["again"])
+            StrugglingItem(item=item, reviews=found[item.pk][0], again=found[item.pk][1])
             for item in items
         ),
         key=lambda s: (-s.again_rate, -s.reviews),
@@ -74,19 +75,25 @@ def _struggling_items(*, user: User) -> list[StrugglingItem]:
 
 
 def instructor_home_for(*, user: User, now: datetime) -> InstructorHome:
-    """Six queries, whatever the number of courses, plans or items."""
-    waiting = grading_queue(user=user, now=now, status="ungraded").exclude(learner=user)
+    """Ten queries, whatever the number of courses, plans, learners or reviews: the plans
+    waiting are a page of the queue's (course, submitted_at) index and their count comes from
+    the grades and claims; the struggling items from the review rollup."""
+    course_ids = list(courses_taught_by(user=user).values_list("pk", flat=True))
+    waiting = grading_queue(user=user, now=now, status="ungraded", course_ids=course_ids).exclude(
+        learner=user
+    )
     start, end = utc_day_bounds(now=now)
+    counts = queue_counts(course_ids=course_ids, now=now, exclude_learner=user)
     return InstructorHome(
         waiting=[
             WaitingPlan(submission=s, age=now - s.submitted_at) for s in waiting[:WAITING_SHOWN]
         ],
-        waiting_total=waiting.count(),
+        waiting_total=counts["ungraded"],
         claims=list(
             GradingClaim.objects.filter(grader=user, expires_at__gt=now)
             .select_related("submission__learner", "submission__course")
             .order_by("expires_at")
         ),
-        struggling=_struggling_items(user=user),
+        struggling=_struggling_items(user=user, course_ids=course_ids),
         digests=digest_counts(start=start, end=end, digests=digests_visible_to(user=user)),
     )

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from courses.models import Course
+from quizzes.services import rollup
 from quizzes.services.parameters import parameters_refresh, schedules_reschedule
 
 # Training one course is well under a second per scope on the shared log; the soft limit still
@@ -55,3 +56,25 @@ def schedules_reschedule_course(course_id: int) -> int:
     """The instructor's opt-in: move the course's due dates to the parameters in force."""
     course = Course.objects.filter(pk=course_id).first()
     return schedules_reschedule(course=course) if course is not None else 0
+
+
+# A rollup recomputes at most the days since two days before the last run: seconds at 12 M
+# logs, so a run every few minutes stays far below this.
+ROLLUP_SOFT_LIMIT = 240
+
+
+@shared_task(
+    name="quizzes.tasks.review_rollups_refresh",
+    queue="heavy",
+    acks_late=True,
+    soft_time_limit=ROLLUP_SOFT_LIMIT,
+    autoretry_for=(ConnectionError, TimeoutError),
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=3,
+    ignore_result=True,
+)
+def review_rollups_refresh() -> int:
+    """Beat's rollup of the review log into the aggregates the instructor pages read; returns
+    the item-day rows rewritten. Idempotent: a retry or a second beat recomputes the same rows."""
+    return rollup.review_rollups_refresh(now=timezone.now()).item_days

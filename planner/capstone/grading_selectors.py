@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import (
@@ -82,14 +84,41 @@ def _with_status(
     )
 
 
+QUEUE_PAGE_SIZE = 50
+
+
+def _status_filter(status: str, *, now: datetime) -> Q:
+    """A queue status as a filter on the grade and the claim, so the database can start from the
+    (few) grades or claims instead of computing every submission's status."""
+    live_claim = Q(claim__expires_at__gt=now)
+    unreleased = Q(grade__isnull=False) & ~Q(grade__status=Grade.Status.RELEASED)
+    scored = Q(criteria_count__gt=0, scored_count__gte=F("criteria_count"))
+    return {
+        "released": Q(grade__status=Grade.Status.RELEASED),
+        "graded": unreleased & scored,
+        "in_progress": (unreleased & ~scored) | (Q(grade__isnull=True) & live_claim),
+        "ungraded": Q(grade__isnull=True) & ~live_claim,
+    }[status]
+
+
 def grading_queue(
-    *, user: User, now: datetime, course_id: int | None = None, status: str | None = None
+    *,
+    user: User,
+    now: datetime,
+    course_id: int | None = None,
+    status: str | None = None,
+    course_ids: list[int] | None = None,
 ) -> QuerySet[CapstoneSubmission]:
-    """Submitted versions to grade, oldest first, with their queue status and live claim.
+    """Submitted versions to grade, oldest first (then by id, the keyset), with their queue
+    status and live claim. `course_ids`, the taught courses when the caller has them, lets the
+    database read the (course, submitted_at) index instead of joining the enrolments.
 
     `is_own` marks the grader's own submissions, which another instructor must grade.
     """
-    qs = _with_status(submissions_for_grader(user=user), now=now).annotate(
+    scope = submissions_for_grader(user=user)
+    if course_ids is not None:
+        scope = scope.filter(course_id__in=course_ids)
+    qs = _with_status(scope, now=now).annotate(
         is_own=Case(
             When(learner_id=user.pk, then=Value(True)),
             default=Value(False),
@@ -99,8 +128,62 @@ def grading_queue(
     if course_id is not None:
         qs = qs.filter(course_id=course_id)
     if status:
-        qs = qs.filter(queue_status=status)  # type: ignore[misc]
-    return qs.select_related("claim__grader", "grade").order_by("submitted_at")
+        qs = qs.filter(_status_filter(status, now=now))
+    return qs.select_related("claim__grader", "grade").order_by("submitted_at", "pk")
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    rows: list[CapstoneSubmission]
+    next_after: int | None  # the last row's id when a later page exists
+
+
+def grading_queue_page(
+    queue: QuerySet[CapstoneSubmission], *, after: int | None, size: int = QUEUE_PAGE_SIZE
+) -> QueuePage:
+    """One page of the queue after the submission `after` (keyset: submitted_at, then id), read
+    from the (course, submitted_at) index however long the queue. One query, two with `after`
+    (its submitted time); an `after` outside the queue starts from the top."""
+    if after is not None:
+        anchor = queue.filter(pk=after).values_list("submitted_at", flat=True).first()
+        if anchor is not None:
+            queue = queue.filter(submitted_at__gte=anchor).filter(
+                Q(submitted_at__gt=anchor) | Q(pk__gt=after)
+            )
+    rows = list(queue[: size + 1])
+    return QueuePage(rows=rows[:size], next_after=rows[size - 1].pk if len(rows) > size else None)
+
+
+def queue_counts(
+    *, course_ids: list[int], now: datetime, exclude_learner: User | None = None
+) -> dict[str, int]:
+    """Submissions per queue status in the courses: the total from the (course, submitted_at)
+    index, the grades and live claims (as many as the graders made, not the learners) counted
+    apart, ungraded the rest. Three queries."""
+    submissions = CapstoneSubmission.objects.filter(course_id__in=course_ids)
+    if exclude_learner is not None:
+        submissions = submissions.exclude(learner=exclude_learner)
+    total = submissions.count()
+    graded = _with_status(
+        CapstoneSubmission.objects.filter(
+            pk__in=submissions.filter(grade__isnull=False).values("pk")
+        ),
+        now=now,
+    ).aggregate(
+        released=Count("pk", filter=_status_filter("released", now=now)),
+        graded=Count("pk", filter=_status_filter("graded", now=now)),
+        started=Count("pk", filter=Q(grade__isnull=False) & ~_status_filter("released", now=now)),
+    )
+    graded_started = graded["started"] - graded["graded"]
+    claimed = submissions.filter(grade__isnull=True, claim__expires_at__gt=now).count()
+    with_grade = graded["released"] + graded["graded"] + graded_started
+    return {
+        "ungraded": total - with_grade - claimed,
+        "in_progress": graded_started + claimed,
+        "graded": graded["graded"],
+        "released": graded["released"],
+        "total": total,
+    }
 
 
 def live_claim_for(*, submission: CapstoneSubmission, now: datetime) -> GradingClaim | None:
@@ -123,8 +206,11 @@ def rubric_for(*, course: Course) -> Rubric | None:
     return Rubric.objects.filter(course=course).prefetch_related("criteria__levels").first()
 
 
-def grades_csv_rows(*, course: Course) -> tuple[list[str], list[list[str]]]:
-    """One row per learner: their latest graded version (else latest version), criterion columns."""
+CSV_CHUNK = 2000
+
+
+def grades_csv_header(*, course: Course) -> tuple[list[str], list[Criterion]]:
+    """The export's columns: the learner, the version, a column per criterion, the totals."""
     criteria = list(Criterion.objects.filter(rubric__course=course).order_by("position", "pk"))
     header = [
         "learner_email",
@@ -138,41 +224,49 @@ def grades_csv_rows(*, course: Course) -> tuple[list[str], list[list[str]]]:
         "released",
         "released_at",
     ]
-    chosen: dict[int, CapstoneSubmission] = {}
+    return header, criteria
+
+
+def _csv_row(submission: CapstoneSubmission, criteria: list[Criterion]) -> list[str]:
+    grade: Grade | None = getattr(submission, "grade", None)
+    levels = {score.criterion_id: score for score in (grade.scores.all() if grade else [])}
+    released = grade is not None and grade.status == Grade.Status.RELEASED
+    return [
+        _csv_safe(submission.learner.email),
+        _csv_safe(submission.learner.name),
+        str(submission.version),
+        submission.submitted_at.isoformat(),
+        "yes" if submission.is_late else "no",
+        *[
+            (str(levels[c.pk].points) if c.pk in levels and levels[c.pk].level else "")
+            for c in criteria
+        ],
+        str(grade.total_points) if grade else "",
+        str(grade.max_points) if grade else "",
+        "yes" if released else "no",
+        grade.released_at.isoformat() if grade and grade.released_at else "",
+    ]
+
+
+def grades_csv_rows(*, course: Course, criteria: list[Criterion]) -> Iterator[list[str]]:
+    """One row per learner: their latest graded version (else latest version). Read through a
+    server-side cursor in chunks of CSV_CHUNK, a learner's versions together, so memory stays
+    the same whatever the course's size."""
     submissions = (
         CapstoneSubmission.objects.filter(course=course)
         .select_related("learner", "grade")
         .prefetch_related("grade__scores__level")
-        .order_by("learner__email", "version")
+        .order_by("learner__email", "learner_id", "version")
     )
-    for submission in submissions:
-        current = chosen.get(submission.learner_id)
-        has_grade = hasattr(submission, "grade")
-        if current is None or has_grade or not hasattr(current, "grade"):
-            chosen[submission.learner_id] = submission
-    rows: list[list[str]] = []
-    for submission in chosen.values():
-        grade: Grade | None = getattr(submission, "grade", None)
-        levels = {score.criterion_id: score for score in (grade.scores.all() if grade else [])}
-        released = grade is not None and grade.status == Grade.Status.RELEASED
-        rows.append(
-            [
-                _csv_safe(submission.learner.email),
-                _csv_safe(submission.learner.name),
-                str(submission.version),
-                submission.submitted_at.isoformat(),
-                "yes" if submission.is_late else "no",
-                *[
-                    (str(levels[c.pk].points) if c.pk in levels and levels[c.pk].level else "")
-                    for c in criteria
-                ],
-                str(grade.total_points) if grade else "",
-                str(grade.max_points) if grade else "",
-                "yes" if released else "no",
-                grade.released_at.isoformat() if grade and grade.released_at else "",
-            ]
-        )
-    return header, rows
+    chosen: CapstoneSubmission | None = None
+    for submission in submissions.iterator(chunk_size=CSV_CHUNK):
+        if chosen is not None and chosen.learner_id != submission.learner_id:
+            yield _csv_row(chosen, criteria)
+            chosen = None
+        if chosen is None or hasattr(submission, "grade") or not hasattr(chosen, "grade"):
+            chosen = submission
+    if chosen is not None:
+        yield _csv_row(chosen, criteria)
 
 
 def _csv_safe(text: str) -> str:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 from datetime import datetime
+from itertools import chain
 from typing import TYPE_CHECKING, Protocol
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -35,8 +36,11 @@ from planner.capstone.grading import (
 from planner.capstone.grading_selectors import (
     QUEUE_STATUSES,
     grade_for,
+    grades_csv_header,
     grades_csv_rows,
+    grading_queue_page,
     live_claim_for,
+    queue_counts,
     rubric_for,
     submissions_for_grader,
 )
@@ -53,32 +57,48 @@ if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
 
+# A page anchor is a submission id: a positive 64-bit integer, or it is refused.
+_AFTER_MAX = 2**63 - 1
+
+
 @require_GET
 @instructor_required
 def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """Submitted plans of the user's courses; `?course=<slug>` and `?status=` filter it."""
+    """Submitted plans of the user's courses, 50 a page (`?after=<id>` for the next);
+    `?course=<slug>` and `?status=` filter it, and each status shows its count."""
     courses = list(courses_taught_by(user=request.user))
     course_key = request.GET.get("course", "")
     status = request.GET.get("status", "")
+    after_text = request.GET.get("after", "")
+    after: int | None = None
+    if after_text:
+        if not after_text.isdigit() or len(after_text) > 19 or int(after_text) > _AFTER_MAX:
+            return HttpResponseBadRequest("after: a submission id from the page's next link")
+        after = int(after_text)
     # A slug, as the teaching pages link; a course id is still accepted for older links.
     selected = next((c for c in courses if c.slug == course_key), None) or next(
         (c for c in courses if str(c.pk) == course_key), None
     )
     if status not in dict(QUEUE_STATUSES):
         status = ""
-    rows = grading_queue_select(
-        user=request.user,
-        now=timezone.now(),
-        course_id=selected.pk if selected else None,
-        status=status or None,
+    now = timezone.now()
+    course_ids = [selected.pk] if selected else [c.pk for c in courses]
+    queue = grading_queue_select(
+        user=request.user, now=now, status=status or None, course_ids=course_ids
     )
+    page = grading_queue_page(queue, after=after)
+    counts = queue_counts(course_ids=course_ids, now=now)
     context = {
         "courses": courses,
         "selected_course": selected,
         "status": status,
-        "statuses": QUEUE_STATUSES,
-        "rows": rows,
-        "now": timezone.now(),
+        "statuses": [(value, label, counts[value]) for value, label in QUEUE_STATUSES],
+        "status_labels": dict(QUEUE_STATUSES),
+        "total": counts["total"] if not status else counts[status],
+        "rows": page.rows,
+        "next_after": page.next_after,
+        "after": after,
+        "now": now,
     }
     return render(request, "planner/capstone/grading_queue.html", context)
 
@@ -215,14 +235,24 @@ def grade_save(request: AuthenticatedHttpRequest, submission_id: int) -> HttpRes
     return redirect("capstone:grade", submission_id=submission.pk)
 
 
+class _Echo:
+    """A file-like that hands back what csv.writer writes, one row at a time."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
 @require_GET
 @instructor_required
-def grades_export(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
+def grades_export(request: AuthenticatedHttpRequest, course_slug: str) -> StreamingHttpResponse:
+    """The grades CSV, streamed as it is read (a server-side cursor): constant memory, and the
+    download starts at once however many learners the course has."""
     course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
-    header, rows = grades_csv_rows(course=course)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    header, criteria = grades_csv_header(course=course)
+    writer = csv.writer(_Echo())
+    lines = chain([header], grades_csv_rows(course=course, criteria=criteria))
+    response = StreamingHttpResponse(
+        (writer.writerow(row) for row in lines), content_type="text/csv; charset=utf-8"
+    )
     response["Content-Disposition"] = f'attachment; filename="{course.slug}-capstone-grades.csv"'
-    writer = csv.writer(response)
-    writer.writerow(header)
-    writer.writerows(rows)
     return response

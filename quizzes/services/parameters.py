@@ -22,7 +22,10 @@ from quizzes.models import FsrsParameters, RecallSchedule
 from quizzes.selectors.parameters import (
     active_parameters,
     latest_parameters,
+    pooled_sample,
     review_histories,
+    review_history_batches,
+    scope_review_count,
     scopes_to_train,
 )
 from quizzes.services import fsrs_adapter
@@ -54,9 +57,16 @@ def parameters_train(
 ) -> FsrsParameters:
     """Train (or, with `weights`, take) a candidate for the scope, score it and decide it.
 
+    A pooled set learns from a stratified sample of the course's learners (pooled_sample) when
+    the course holds more than SAMPLE_REVIEWS reviews, so its time and memory stop growing
+    with the course; a personal set, from all of the learner's reviews.
+
     Raises opt.NotEnoughReviews when the scope has nothing to train or score on."""
-    histories = review_histories(course=course, learner_id=learner_id)
+    sample = pooled_sample(course=course) if learner_id is None else None
+    histories = review_histories(course=course, learner_id=learner_id, learner_ids=sample)
     times = sorted(r.at for history in histories.values() for r in history)
+    if sample is not None:
+        progress(f"sample: {len(sample)} learners, {len(times)} reviews")
     if not times:
         raise opt.NotEnoughReviews("no reviews in this scope")
     cutoff = opt.cutoff_at_fraction(times, TRAIN_FRACTION)
@@ -94,7 +104,8 @@ def parameters_train(
             library_version=opt.library_version(),
             trained_at=now,
             cutoff=cutoff,
-            review_count=len(times),
+            # The scope's reviews (not the sample's): the next run's growth is measured on it.
+            review_count=scope_review_count(course=course, learner_id=learner_id),
             train_long_term_count=split.train_long_term,
             heldout_count=len(split.heldout),
             **_scores_fields("defaults", scores["defaults"]),
@@ -146,23 +157,28 @@ def parameters_decide(*, parameters: FsrsParameters, now: datetime) -> FsrsParam
 def schedules_recompute_memory(*, course: Course, learner_id: int | None) -> int:
     """Recompute stability and difficulty of each card the scope's parameters now schedule, from
     its reviews; due dates stay. Pooled: learners without a personal set. Returns cards updated.
+    Read and written a batch of learners at a time, so memory holds one batch.
 
     A card graded meanwhile (its reps moved) is left as the grade wrote it."""
-    histories = review_histories(course=course, learner_id=learner_id)
+    personal: set[int] = set()
     if learner_id is None:
         personal = set(
             FsrsParameters.objects.filter(
                 course=course, learner__isnull=False, status=FsrsParameters.Status.ACTIVE
             ).values_list("learner_id", flat=True)
         )
-        histories = {k: v for k, v in histories.items() if k[0] not in personal}
     scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=learner_id)
     updated = 0
-    for (learner, item), history in histories.items():
-        stability, difficulty = opt.memory_states(scheduling.weights, history)[-1]
-        updated += RecallSchedule.objects.filter(
-            learner_id=learner, item_id=item, reps=len(history)
-        ).update(stability=stability, difficulty=difficulty)
+    ids = [learner_id] if learner_id is not None else None
+    for histories in review_history_batches(course=course, learner_ids=ids):
+        with transaction.atomic():
+            for (learner, item), history in histories.items():
+                if learner in personal:
+                    continue
+                stability, difficulty = opt.memory_states(scheduling.weights, history)[-1]
+                updated += RecallSchedule.objects.filter(
+                    learner_id=learner, item_id=item, reps=len(history)
+                ).update(stability=stability, difficulty=difficulty)
     return updated
 
 
@@ -188,10 +204,11 @@ def schedules_reschedule(*, course: Course) -> int:
     the scheduler its learner now has (with the same seeded fuzz a grade uses), so its memory
     state and its due date are as if these parameters had always scheduled it. Returns cards
     moved. A card graded meanwhile (its reps moved) is left as the grade wrote it."""
-    histories = review_histories(course=course)
     schedulings: dict[int, fsrs_adapter.Scheduling] = {}
     moved = 0
-    for (learner_id, item_id), history in histories.items():
+    for (learner_id, item_id), history in (
+        card for histories in review_history_batches(course=course) for card in histories.items()
+    ):
         if learner_id not in schedulings:
             schedulings[learner_id] = fsrs_adapter.scheduling_for(
                 course=course, learner_id=learner_id
