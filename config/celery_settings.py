@@ -11,7 +11,14 @@ from config.environment import VAR_DIR as _VAR_DIR
 
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    # A Redis that does not answer fails a publish within seconds (the outboxes' sweep sends
+    # it later), rather than holding a web request or a task past its time limit.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "visibility_timeout": 3600,
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+        "max_retries": 1,
+    }
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -30,6 +37,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# A publish tries twice within about a second, then raises; every caller that publishes after a
+# commit catches that and leaves the row to its outbox's sweep.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 0.5,
+}
 # Both limits stay well below the broker's visibility timeout (3600 s), so a task is never
 # redelivered to a second worker while the first is still running it.
 CELERY_TASK_SOFT_TIME_LIMIT = 240
@@ -51,6 +67,18 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "reminders.tasks.reminders_scan",
         "schedule": env.float("REMINDER_SCAN_SECONDS", default=300.0),
         "options": {"queue": "default", "expires": 240},
+    },
+    # Failed sends whose retry is due and sends that were lost, re-enqueued (digests and grade
+    # emails): a mail or broker outage is followed by sends within a minute of its end.
+    "outbox-sweep": {
+        "task": "reminders.tasks.outbox_sweep",
+        "schedule": env.float("OUTBOX_SWEEP_SECONDS", default=30.0),
+        "options": {"queue": "default", "expires": 25},
+    },
+    "capstone-emails-sweep": {
+        "task": "planner.tasks.capstone_emails_sweep",
+        "schedule": env.float("OUTBOX_SWEEP_SECONDS", default=30.0),
+        "options": {"queue": "default", "expires": 25},
     },
     # Learnt FSRS parameters: candidates for grown scopes, adopted only when they score better.
     "parameters-nightly": {

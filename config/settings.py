@@ -118,8 +118,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
 if REDIS_URL:
+    # While Redis is down each process caches in its own memory (config/cache.py): log in, the
+    # rate limiter and the retention page keep working. Short timeouts: a page never hangs on it.
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "config.cache.DegradingRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
+        }
     }
 else:
     # A file cache is shared by the embedded processes, so login rate limits hold across them.
@@ -129,6 +135,10 @@ else:
             "LOCATION": str(VAR_DIR / "cache"),
         }
     }
+
+# Database sessions whose failed save (a database gone mid-request) is the server-error page,
+# not Django's 400 "session was deleted".
+SESSION_ENGINE = "accounts.session_store"
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
@@ -189,9 +199,14 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Production must name a real mail server: there is no default.
 if IS_PRODUCTION or env.str("EMAIL_URL", default=""):
     _email = env.email_url("EMAIL_URL")
+    _backend = _email["EMAIL_BACKEND"]
     MAILERS = {
         "default": {
-            "BACKEND": _email["EMAIL_BACKEND"],
+            # SMTP through Django's backend, whose connection says whether a message's data went
+            # out (an answer lost after it means "possibly delivered": config/mail.py).
+            "BACKEND": "config.mail.EmailBackend"
+            if _backend == "django.core.mail.backends.smtp.EmailBackend"
+            else _backend,
             "OPTIONS": {
                 "host": _email.get("EMAIL_HOST"),
                 "port": _email.get("EMAIL_PORT"),
@@ -210,6 +225,13 @@ else:
             "OPTIONS": {"file_path": str(VAR_DIR / "mail")},
         }
     }
+
+# Promised email (digests, grade emails): a temporary failure (4xx, timeout, refused) is tried
+# again after OUTBOX_RETRY_BASE_SECONDS, doubling up to OUTBOX_RETRY_MAX_SECONDS, with jitter,
+# for OUTBOX_RETRY_WINDOW_SECONDS from the first failure; then it is failed for good.
+OUTBOX_RETRY_BASE_SECONDS = env.float("OUTBOX_RETRY_BASE_SECONDS", default=20.0)
+OUTBOX_RETRY_MAX_SECONDS = env.float("OUTBOX_RETRY_MAX_SECONDS", default=1800.0)
+OUTBOX_RETRY_WINDOW_SECONDS = env.float("OUTBOX_RETRY_WINDOW_SECONDS", default=7200.0)
 
 # Security. Cookie names carry __Host- where cookies are Secure (HTTPS only).
 SECURE_COOKIES = env.bool("SECURE_COOKIES", default=IS_PRODUCTION)

@@ -1,7 +1,7 @@
 """Every model of the planner, for Django (app label `planner`) and for other apps' imports.
 
-Each sub-domain keeps its models beside its services: planner/cards/models.py and
-planner/capstone/models.py.
+Each sub-domain keeps its models beside its services: planner/cards/models.py,
+planner/capstone/models.py and the capstone's email outbox, planner/capstone/outbox.py.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from planner.capstone.models import (
     Rubric,
     SubmissionImmutableError,
 )
+from planner.capstone.outbox import CapstoneEmail
 from planner.capstone.worksheet_fields import (
     WORKSHEET_FIELDS,
     WORKSHEET_NUMBER_FIELDS,
@@ -31,6 +32,7 @@ __all__ = [
     "WORKSHEET_NUMBER_FIELDS",
     "WORKSHEET_SECTIONS",
     "WORKSHEET_TEXT_FIELDS",
+    "CapstoneEmail",
     "CapstoneSubmission",
     "CapstoneWorksheet",
     "Criterion",

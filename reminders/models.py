@@ -18,6 +18,9 @@ class ReminderDigest(models.Model):
         SENT = "sent", _("Sent")
         FAILED = "failed", _("Failed")
         SKIPPED = "skipped", _("Skipped")
+        # The message's data went out and the server's answer was lost: it may have arrived,
+        # so it is never sent again (at most one digest a day).
+        AMBIGUOUS = "ambiguous", _("Possibly delivered")
 
     # No index of its own: the unique (learner, local_date) key leads with it, so each digest
     # written by the scan updates one index fewer.
@@ -36,6 +39,11 @@ class ReminderDigest(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     message_id = models.CharField(max_length=255, blank=True)
     last_error = models.TextField(blank=True)
+    # Failed for now and tried again from this moment (null: failed for good); pending and not
+    # taken by then, re-enqueued by the sweep.
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # The first of the temporary failures in a row: retries stop a window after it.
+    failing_since = models.DateTimeField(null=True, blank=True)
     # Every state change, appended: [{"at": iso, "status": ..., "note": ...}, ...]
     history = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

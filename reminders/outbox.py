@@ -1,31 +1,29 @@
 """The digest outbox's state machine: scan (insert pending rows), enqueue, claim, send, fail,
-requeue, and closing today's digest on unsubscribe.
+retry, requeue, and closing today's digest on unsubscribe.
 
 Exactly one digest per learner per local date comes from the outbox's unique key and the row
 lock, not from the broker delivering once: a second scan inserts nothing, and a second delivery
-of a send finds the row already claimed or sent.
+of a send finds the row already claimed or sent. A send whose answer was lost after its data
+went out is `ambiguous` (possibly delivered) and never sent again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import make_msgid
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from reminders import outbox_pg
+from config.mail import SendFailure, retry_at, retry_gives_up
 from reminders.models import ReminderDigest
-from reminders.selectors import (
-    digests_failed_retryable,
-    digests_stale,
-)
+from reminders.selectors import digests_failed_due, digests_stale
 
 Status = ReminderDigest.Status
 
@@ -34,10 +32,8 @@ PENDING_STALE_AFTER = timedelta(minutes=10)
 # Longer than the task's hard time limit (300 s): a row still `sending` after this was left by a
 # worker that died mid-send.
 SENDING_STALE_AFTER = timedelta(minutes=10)
-# The scan retries a failed row again only after this pause, and gives up after this many tries
-# (each round is the task's own retries with backoff).
-FAILED_RETRY_AFTER = timedelta(minutes=30)
-MAX_ATTEMPTS = 18
+# A retry the send task scheduled itself is left to it for this long before the sweep enqueues it.
+RETRY_GRACE = timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
@@ -66,13 +62,10 @@ def _history(digest: ReminderDigest, *, status: str, now: datetime, note: str = 
     ]
 
 
-def _new_history(*, now: datetime, note: str) -> list[dict[str, Any]]:
-    return [{"at": now.isoformat(), "status": Status.PENDING, "attempt": 0, "note": note}]
-
-
-def digests_requeue(
-    *, now: datetime, failed_before: datetime, max_attempts: int = MAX_ATTEMPTS
-) -> RequeueResult:
+def digests_requeue(*, now: datetime, reopen_failed: bool = False) -> RequeueResult:
+    """Rows whose send was lost (pending and never taken, or left `sending` by a dead worker)
+    and failed rows whose retry is due, each moved back to the queue; `reopen_failed` also
+    reopens rows failed for good (the operator's retry once the mail server is back)."""
     pending = interrupted = failed = 0
     ids: list[int] = []
     stale = digests_stale(
@@ -90,118 +83,77 @@ def digests_requeue(
         else:
             _history(digest, status=Status.PENDING, now=now, note="no worker took it; re-enqueued")
             pending += 1
-        digest.save(update_fields=["status", "history", "updated_at"])
+        digest.next_attempt_at = None
+        digest.save(update_fields=["status", "history", "next_attempt_at", "updated_at"])
         ids.append(digest.pk)
-    retryable = digests_failed_retryable(
-        now=now, failed_before=failed_before, max_attempts=max_attempts
-    )
+    retryable = digests_failed_due(now=now, due_before=now - RETRY_GRACE, reopen=reopen_failed)
     for digest in retryable.select_for_update(skip_locked=True):
         _history(digest, status=Status.FAILED, now=now, note="re-enqueued after failure")
-        digest.save(update_fields=["history", "updated_at"])
+        if reopen_failed:
+            digest.failing_since = None
+        # Taken by the send it is enqueued for; if that is lost too, enqueued again then.
+        digest.next_attempt_at = now + PENDING_STALE_AFTER
+        digest.save(update_fields=["history", "next_attempt_at", "failing_since", "updated_at"])
         ids.append(digest.pk)
         failed += 1
     return RequeueResult(pending=pending, interrupted=interrupted, failed=failed, digest_ids=ids)
+
+
+def digests_enqueue_failed(*, digest_ids: list[int], now: datetime) -> None:
+    """The broker refused their sends: the sweep enqueues them on its next run."""
+    ReminderDigest.objects.filter(pk__in=digest_ids, status=Status.PENDING).update(
+        next_attempt_at=now
+    )
 
 
 def _message_domain() -> str:
     return urlsplit(settings.SITE_URL).hostname or "localhost"
 
 
-class ClaimStarted(Protocol):
-    """A claim sent to the database, its answer still to read (on PostgreSQL), or already
-    answered (elsewhere)."""
-
-    digest_id: int
-    message_id: str
-
-    def result(self) -> ReminderDigest | None: ...
-
-
-@dataclass
-class _Answered:
-    digest_id: int
-    message_id: str
-    digest: ReminderDigest | None
-
-    def result(self) -> ReminderDigest | None:
-        return self.digest
-
-
-def digest_claim_start(
-    *,
-    digest_id: int,
-    now: datetime,
-    carried: outbox_pg.CarriedFinish | None = None,
-    stored_message_id: str = "",
-) -> ClaimStarted:
-    """Lock the row and move it to `sending`; its `result()` is None when it is sent, skipped,
-    already being sent, or locked by another worker right now (skip_locked: the other worker
-    owns it). On PostgreSQL, one statement, carrying the chunk's held finishes, sent without
-    waiting: until `result()`, the caller may do anything but use the database.
-    `stored_message_id` is the row's, if the caller read it (a retry keeps it)."""
-    # Generated once and kept: a resend carries the same Message-ID, so a mail client can fold
-    # a duplicate.
-    message_id = stored_message_id or make_msgid(
-        idstring=f"digest{digest_id}", domain=_message_domain()
-    )
-    if connection.vendor == "postgresql":
-        return outbox_pg.claim_start(
-            digest_id=digest_id, now=now, message_id=message_id, carried=carried
-        )
+def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
+    """Lock the row and move it to `sending`, with its learner read in the same transaction;
+    None when it is sent, skipped, possibly delivered, failed for good, gone with its learner, or
+    locked by another worker right now (skip_locked: the other worker owns it)."""
     with transaction.atomic():
         digest = (
-            ReminderDigest.objects.select_for_update(skip_locked=True)
-            .filter(pk=digest_id, status__in=[Status.PENDING, Status.FAILED])
+            ReminderDigest.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("learner")
+            .filter(pk=digest_id)
+            .filter(
+                Q(status=Status.PENDING) | Q(status=Status.FAILED, next_attempt_at__isnull=False)
+            )
             .first()
         )
         if digest is None:
-            return _Answered(digest_id, message_id, None)
+            return None
         digest.status = Status.SENDING
         digest.attempts += 1
-        digest.message_id = digest.message_id or message_id
+        # Generated once and kept: a resend carries the same Message-ID, so a mail client can
+        # fold a duplicate.
+        digest.message_id = digest.message_id or make_msgid(
+            idstring=f"digest{digest_id}", domain=_message_domain()
+        )
+        digest.next_attempt_at = None
         _history(digest, status=Status.SENDING, now=now)
-        digest.save(update_fields=["status", "attempts", "message_id", "history", "updated_at"])
-    return _Answered(digest_id, message_id, digest)
+        digest.save(
+            update_fields=[
+                "status",
+                "attempts",
+                "message_id",
+                "next_attempt_at",
+                "history",
+                "updated_at",
+            ]
+        )
+    return digest
 
 
-def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
-    """`digest_claim_start`, waited for."""
-    return digest_claim_start(digest_id=digest_id, now=now).result()
-
-
-def digest_release(*, digest_id: int) -> None:
-    """Undo the claim of a digest never handed to the mail server (a chunk claims one digest
-    ahead; the send before it failed): the row is as it was, for the task's retry."""
-    if connection.vendor == "postgresql":
-        outbox_pg.release(digest_id=digest_id)
-        return
-    with transaction.atomic():
-        digest = ReminderDigest.objects.select_for_update().filter(pk=digest_id).first()
-        if digest is None or digest.status != Status.SENDING:
-            return
-        digest.history = digest.history[:-1]
-        digest.status = digest.history[-1]["status"] if digest.history else Status.PENDING
-        digest.attempts -= 1
-        digest.save(update_fields=["status", "attempts", "history", "updated_at"])
-
-
-def digest_finish(
-    *,
-    digest: ReminderDigest,
-    status: str,
-    now: datetime,
-    note: str,
-    carried: outbox_pg.CarriedFinish | None = None,
-) -> ReminderDigest:
+def digest_finish(*, digest: ReminderDigest, status: str, now: datetime, note: str) -> None:
     """One UPDATE: the row is ours (claimed), so no lock is taken again."""
     digest.status = status
-    digest.last_error = "" if status == Status.SENT else digest.last_error
     _history(digest, status=status, now=now, note=note)
-    if connection.vendor == "postgresql":
-        outbox_pg.finish(digest=digest, note=note, now=now, carried=carried)
-        return digest
-    fields = {
-        "status": digest.status,
+    fields: dict[str, Any] = {
+        "status": status,
         "due_count": digest.due_count,
         "first_item_id": digest.first_item_id,
         "sent_at": digest.sent_at,
@@ -209,26 +161,60 @@ def digest_finish(
         "updated_at": timezone.now(),
     }
     if status == Status.SENT:
-        fields["last_error"] = ""
-    ReminderDigest.objects.filter(pk=digest.pk).update(**fields)
+        fields.update(last_error="", failing_since=None, next_attempt_at=None)
+    ReminderDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(**fields)
+
+
+def digest_failed(
+    *, digest: ReminderDigest, failure: SendFailure, reason: str, now: datetime
+) -> ReminderDigest:
+    """Record a failed send: a temporary one is retried with backoff (until the window from the
+    first failure has passed), a permanent one is failed for good, an ambiguous one is possibly
+    delivered and never sent again."""
+    digest.last_error = reason
+    if failure == SendFailure.AMBIGUOUS:
+        digest.status = Status.AMBIGUOUS
+        note = f"possibly delivered (the answer to its data was lost); not sent again: {reason}"
+    elif failure == SendFailure.TEMPORARY and not retry_gives_up(
+        failing_since=digest.failing_since, now=now
+    ):
+        digest.status = Status.FAILED
+        digest.failing_since = digest.failing_since or now
+        digest.next_attempt_at = retry_at(failures=digest.attempts, now=now)
+        note = f"{reason}; retry at {digest.next_attempt_at:%H:%M:%S}"
+    else:
+        digest.status = Status.FAILED
+        digest.next_attempt_at = None
+        given_up = failure == SendFailure.TEMPORARY
+        note = f"gave up after {digest.attempts} attempts: {reason}" if given_up else reason
+    _history(digest, status=digest.status, now=now, note=note)
+    ReminderDigest.objects.filter(pk=digest.pk).exclude(status=Status.SENT).update(
+        status=digest.status,
+        last_error=reason,
+        failing_since=digest.failing_since,
+        next_attempt_at=digest.next_attempt_at,
+        history=digest.history,
+        updated_at=timezone.now(),
+    )
     return digest
 
 
-def failure_reason(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:2000]
-
-
 def digest_mark_failed(*, digest_id: int, reason: str, now: datetime, final: bool = False) -> None:
-    """Record a failed attempt (or, `final`, that the task has given up) with its reason."""
+    """Record a failed attempt with its reason: tried again later, or (`final`) failed for good."""
     with transaction.atomic():
         digest = ReminderDigest.objects.select_for_update().filter(pk=digest_id).first()
-        if digest is None or digest.status == Status.SENT:
+        if digest is None or digest.status in (Status.SENT, Status.AMBIGUOUS):
             return
-        digest.status = Status.FAILED
-        digest.last_error = reason
-        note = f"gave up after {digest.attempts} attempts: {reason}" if final else reason
-        _history(digest, status=Status.FAILED, now=now, note=note)
-        digest.save(update_fields=["status", "last_error", "history", "updated_at"])
+        failure = SendFailure.PERMANENT if final else SendFailure.TEMPORARY
+        digest_failed(digest=digest, failure=failure, reason=reason, now=now)
+
+
+def digests_retry_later(*, digest_ids: list[int], at: datetime) -> None:
+    """Digests of a chunk cut short, never claimed: the send task retries them at `at`, and the
+    sweep enqueues them if that retry is lost."""
+    ReminderDigest.objects.filter(pk__in=digest_ids, status=Status.PENDING).update(
+        next_attempt_at=at
+    )
 
 
 def reminders_unsubscribe(*, learner: User, now: datetime) -> User:
@@ -240,6 +226,7 @@ def reminders_unsubscribe(*, learner: User, now: datetime) -> User:
             Q(status=Status.PENDING) | Q(status=Status.FAILED), learner=learner
         ):
             digest.status = Status.SKIPPED
+            digest.next_attempt_at = None
             _history(digest, status=Status.SKIPPED, now=now, note="unsubscribed")
-            digest.save(update_fields=["status", "history", "updated_at"])
+            digest.save(update_fields=["status", "next_attempt_at", "history", "updated_at"])
     return learner

@@ -11,6 +11,7 @@ beat or a retried range a no-op.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from datetime import datetime
 from functools import partial
@@ -26,13 +27,15 @@ from accounts.models import User
 from quizzes.models import RecallSchedule
 from reminders.models import ReminderDigest
 from reminders.outbox import (
-    FAILED_RETRY_AFTER,
     RequeueResult,
     ScanResult,
     Status,
+    digests_enqueue_failed,
     digests_requeue,
 )
 from reminders.selectors import DigestSlot, digest_slots
+
+logger = logging.getLogger(__name__)
 
 # Learners per INSERT: each range commits (and starts its sends) on its own, so a scan of a
 # million learners is a series of short transactions, and one cut off by its time limit leaves
@@ -175,10 +178,7 @@ def digests_scan(*, now: datetime) -> ScanResult:
                 if ids:
                     transaction.on_commit(partial(digests_enqueue, digest_ids=ids))
             created += ids
-    with transaction.atomic():
-        requeue = digests_requeue(now=now, failed_before=now - FAILED_RETRY_AFTER)
-        if requeue.digest_ids:
-            transaction.on_commit(partial(digests_enqueue, digest_ids=requeue.digest_ids))
+    requeue = digests_sweep(now=now)
     return ScanResult(
         created=len(created),
         requeued=requeue.total,
@@ -192,27 +192,36 @@ def digest_chunks(digest_ids: list[int]) -> Iterator[list[int]]:
         yield digest_ids[i : i + size]
 
 
-def digests_enqueue(*, digest_ids: list[int]) -> None:
-    """One send task per chunk of digests on the `reminders` queue, through one connection,
-    pipelined where the broker allows it."""
+def digests_enqueue(*, digest_ids: list[int], eta: datetime | None = None) -> bool:
+    """One send task per chunk of digests on the `reminders` queue (due at `eta`, if given),
+    through one connection, pipelined where the broker allows it. Should the broker refuse, the
+    rows are left for the sweep and False is returned: the caller's work stands."""
     # Imported here: tasks import this module (HackSoft's way out of the task <-> service circle).
     from reminders.tasks import send_digests
 
     chunks = list(digest_chunks(sorted(digest_ids)))
-    with send_digests.app.producer_or_acquire() as producer:
-        # Kombu 5.7's publish batch sends the LPUSHes in pipelines (one round trip per
-        # PUBLISH_BATCH tasks, not one each); brokers without it publish one by one.
-        try:
-            with producer.batch(max_size=PUBLISH_BATCH):
-                _publish_sends(chunks, producer=producer)
-        except BatchPublishError:
-            # A pipeline failed part-way, so any chunk may or may not be queued: publish them
-            # all again one by one, with Celery's retries. A send that finds its digests sent
-            # or claimed skips them, so a chunk queued twice mails no one twice.
-            _publish_sends(chunks, producer=producer)
+    try:
+        with send_digests.app.producer_or_acquire() as producer:
+            # Kombu 5.7's publish batch sends the LPUSHes in pipelines (one round trip per
+            # PUBLISH_BATCH tasks, not one each); brokers without it publish one by one.
+            try:
+                with producer.batch(max_size=PUBLISH_BATCH):
+                    _publish_sends(chunks, producer=producer, eta=eta)
+            except BatchPublishError:
+                # A pipeline failed part-way, so any chunk may or may not be queued: publish
+                # them all again one by one. A send that finds its digests sent or claimed skips
+                # them, so a chunk queued twice mails no one twice.
+                _publish_sends(chunks, producer=producer, eta=eta)
+    except Exception:
+        logger.warning("could not enqueue %d digest(s); the sweep will", len(digest_ids))
+        digests_enqueue_failed(digest_ids=digest_ids, now=timezone.now())
+        return False
+    return True
 
 
-def _publish_sends(chunks: list[list[int]], *, producer: Producer) -> None:
+def _publish_sends(
+    chunks: list[list[int]], *, producer: Producer, eta: datetime | None = None
+) -> None:
     from reminders.tasks import send_digests  # here for the same reason as above
 
     for chunk in chunks:
@@ -220,15 +229,25 @@ def _publish_sends(chunks: list[list[int]], *, producer: Producer) -> None:
         send_digests.apply_async(
             (chunk,),
             producer=producer,
+            eta=eta,  # type: ignore[arg-type]  # None: now
             argsrepr=f"({len(chunk)} digest ids)",  # type: ignore[call-arg]  # not in the stubs
         )
+
+
+def digests_sweep(*, now: datetime) -> RequeueResult:
+    """Re-enqueue the digests whose retry is due and those whose send was lost."""
+    with transaction.atomic():
+        result = digests_requeue(now=now)
+        if result.digest_ids:
+            transaction.on_commit(partial(digests_enqueue, digest_ids=result.digest_ids))
+    return result
 
 
 def digests_retry(*, now: datetime) -> RequeueResult:
     """Re-enqueue every failed digest of the last day (whatever its age) and every lost send:
     the operator's `reminders retry` once the mail server is back."""
     with transaction.atomic():
-        result = digests_requeue(now=now, failed_before=now, max_attempts=10_000)
+        result = digests_requeue(now=now, reopen_failed=True)
         if result.digest_ids:
             transaction.on_commit(partial(digests_enqueue, digest_ids=result.digest_ids))
     return result

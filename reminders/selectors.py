@@ -57,10 +57,18 @@ class DigestCounts:
     pending: int
     sending: int
     skipped: int
+    possibly_delivered: int = 0
 
     @property
     def total(self) -> int:
-        return self.sent + self.failed + self.pending + self.sending + self.skipped
+        return (
+            self.sent
+            + self.failed
+            + self.pending
+            + self.sending
+            + self.skipped
+            + self.possibly_delivered
+        )
 
 
 def reminder_moment(*, day: date, day_start_hour: int, reminder_hour: int) -> datetime:
@@ -173,25 +181,29 @@ def _with_items(schedules: QuerySet[RecallSchedule]) -> list[RecallSchedule]:
 def digests_stale(
     *, now: datetime, pending_before: datetime, sending_before: datetime
 ) -> QuerySet[ReminderDigest]:
-    """Rows whose send was lost: pending but never sent (a lost enqueue), or left `sending` by a
-    worker that died mid-send (their task's time limit is long past)."""
+    """Rows whose send was lost: pending but never sent (a lost enqueue, or one the broker
+    refused, or a retry of a chunk cut short that nobody ran), or left `sending` by a worker that
+    died mid-send (their task's time limit is long past)."""
     recent = (now - timedelta(days=2)).date()
+    pending = ReminderDigest.Status.PENDING
     return ReminderDigest.objects.filter(local_date__gte=recent).filter(
-        Q(status=ReminderDigest.Status.PENDING, updated_at__lt=pending_before)
+        Q(status=pending, next_attempt_at__isnull=True, updated_at__lt=pending_before)
+        | Q(status=pending, next_attempt_at__lt=now - timedelta(seconds=30))
         | Q(status=ReminderDigest.Status.SENDING, updated_at__lt=sending_before)
     )
 
 
-def digests_failed_retryable(
-    *, now: datetime, failed_before: datetime, max_attempts: int
+def digests_failed_due(
+    *, now: datetime, due_before: datetime, reopen: bool = False
 ) -> QuerySet[ReminderDigest]:
-    """Failed rows of the last day or two that still have attempts left."""
+    """Failed rows of the last day or two whose retry is due (and, with `reopen`, those failed
+    for good)."""
     recent = (now - timedelta(days=1)).date()
+    due = Q(next_attempt_at__lte=due_before)
+    if reopen:
+        due |= Q(next_attempt_at__isnull=True) | Q(next_attempt_at__gt=due_before)
     return ReminderDigest.objects.filter(
-        status=ReminderDigest.Status.FAILED,
-        local_date__gte=recent,
-        updated_at__lt=failed_before,
-        attempts__lt=max_attempts,
+        due, status=ReminderDigest.Status.FAILED, local_date__gte=recent
     )
 
 
@@ -223,6 +235,7 @@ def digest_counts(
         pending=rows.get(s.PENDING, 0),
         sending=rows.get(s.SENDING, 0),
         skipped=rows.get(s.SKIPPED, 0),
+        possibly_delivered=rows.get(s.AMBIGUOUS, 0),
     )
 
 

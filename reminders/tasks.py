@@ -1,25 +1,22 @@
-"""Celery tasks for reminders: thin wrappers that take ids and call the scan or the sender.
+"""Celery tasks for reminders: thin wrappers that take ids and call the scan, the sender or the
+outbox sweep.
 
 Digest sends have the `reminders` queue to themselves, apart from grading notifications on
-`email`, the scan on `default` and any heavy job. Retry policy lives here; the rows' state lives
-in the outbox.
+`email`, the scan and the sweep on `default` and any heavy job. The rows' state (and when each
+failed send is tried again) lives in the outbox; a lost task is found again by the sweep.
 """
 
 from __future__ import annotations
 
-import smtplib
+import logging
 
-from celery import Task, shared_task
-from celery.utils.time import get_exponential_backoff_interval
+from celery import shared_task
 from django.utils import timezone
 
-from reminders.outbox import digest_mark_failed
-from reminders.scan import digests_scan
-from reminders.sending import SendInterrupted, digests_send
+from reminders.scan import digests_enqueue, digests_scan, digests_sweep
+from reminders.sending import digests_send
 
-# Worth another try: the mail server refused for now, or the network failed.
-SEND_RETRY_FOR = (smtplib.SMTPException, ConnectionError, TimeoutError, OSError)
-MAX_RETRIES = 5
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="reminders.tasks.reminders_scan", queue="default", ignore_result=True)
@@ -28,33 +25,20 @@ def reminders_scan() -> int:
     return len(digests_scan(now=timezone.now()).enqueued_ids)
 
 
+@shared_task(name="reminders.tasks.outbox_sweep", queue="default", ignore_result=True)
+def outbox_sweep() -> int:
+    """Beat's frequent sweep: re-enqueue digests whose retry is due or whose send was lost."""
+    return digests_sweep(now=timezone.now()).total
+
+
 @shared_task(
-    bind=True,
-    name="reminders.tasks.send_digests",
-    queue="reminders",
-    acks_late=True,
-    max_retries=MAX_RETRIES,
-    ignore_result=True,
+    name="reminders.tasks.send_digests", queue="reminders", acks_late=True, ignore_result=True
 )
-def send_digests(self: Task, digest_ids: list[int]) -> dict[int, str]:
-    """Send a chunk of digests over one SMTP connection; after a passing failure, retry the
-    digests not yet sent, with exponential backoff and jitter."""
-    try:
-        return digests_send(digest_ids=digest_ids, now=timezone.now()).statuses
-    except SendInterrupted as interrupted:
-        cause = interrupted.__cause__
-        if not isinstance(cause, SEND_RETRY_FOR):
-            raise
-        unfinished = interrupted.result.unfinished
-        if self.request.retries >= MAX_RETRIES:
-            digest_mark_failed(
-                digest_id=unfinished[0],
-                reason=f"{type(cause).__name__}: {cause}"[:2000],
-                now=timezone.now(),
-                final=True,
-            )
-            raise cause from None
-        countdown = get_exponential_backoff_interval(
-            factor=1, retries=self.request.retries, maximum=600, full_jitter=True
-        )
-        raise self.retry(args=(unfinished,), countdown=countdown, exc=cause) from None
+def send_digests(digest_ids: list[int]) -> dict[int, str]:
+    """Send a chunk of digests over one SMTP connection; what failed for now (or was cut short)
+    is sent again by a task due at its retry time (or by the sweep, should that be lost)."""
+    result = digests_send(digest_ids=digest_ids, now=timezone.now())
+    at = result.next_retry()
+    if at is not None:
+        digests_enqueue(digest_ids=sorted(result.retry), eta=at)
+    return result.statuses

@@ -1,34 +1,97 @@
-"""The email telling a learner their capstone grade is out (sent by the planner's task)."""
+"""The capstone's emails to a learner (a grade released or changed, a resubmission received),
+sent from the outbox row that promised each one."""
 
 from __future__ import annotations
 
+import logging
+from datetime import datetime
+from urllib.parse import urlsplit
+
 from django.conf import settings
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, mailers, make_msgid
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from config.mail import SendFailure, data_was_sent, failure_reason, send_failure
+from planner.capstone.outbox import (
+    CapstoneEmail,
+    capstone_email_claim,
+    capstone_email_failed,
+    capstone_email_sent,
+)
 from planner.models import Grade
 
+logger = logging.getLogger(__name__)
 
-def grade_release_email_send(*, grade_id: int) -> bool:
-    """Email the learner that their grade is out. Only a released grade is ever sent."""
-    grade = (
-        Grade.objects.select_related("submission__learner", "submission__course")
-        .filter(pk=grade_id, status=Grade.Status.RELEASED)
-        .first()
-    )
-    if grade is None:
-        return False
-    submission = grade.submission
+_TEMPLATES = {
+    CapstoneEmail.Kind.GRADE_RELEASED: "planner/email/grade_released",
+    CapstoneEmail.Kind.GRADE_CHANGED: "planner/email/grade_released",
+    CapstoneEmail.Kind.RESUBMISSION_RECEIVED: "planner/email/resubmission_received",
+}
+
+
+def capstone_email_message(email: CapstoneEmail) -> EmailMessage | None:
+    """The email the row promised, or None when there is nothing to say any more (a grade email
+    whose grade is no longer released)."""
+    submission = email.submission
+    grade = email.grade
+    if email.kind != CapstoneEmail.Kind.RESUBMISSION_RECEIVED and (
+        grade is None or grade.status != Grade.Status.RELEASED
+    ):
+        return None
     context = {
         "grade": grade,
+        "kind": email.kind,
         "submission": submission,
         "learner": submission.learner,
         "course": submission.course,
         "url": settings.SITE_URL
         + reverse("capstone:submission", kwargs={"submission_id": submission.pk}),
     }
-    subject = render_to_string("planner/email/grade_released_subject.txt", context).strip()
-    body = render_to_string("planner/email/grade_released.txt", context)
-    send_mail(subject, body, None, [submission.learner.email])
-    return True
+    template = _TEMPLATES[CapstoneEmail.Kind(email.kind)]
+    subject = " ".join(render_to_string(f"{template}_subject.txt", context).split())
+    body = render_to_string(f"{template}.txt", context)
+    # Kept on the row: a resend after a lost answer carries the same Message-ID.
+    message_id = email.message_id or make_msgid(
+        idstring=f"capstone{email.pk}", domain=urlsplit(settings.SITE_URL).hostname or "localhost"
+    )
+    return EmailMessage(
+        subject, body, to=[submission.learner.email], headers={"Message-ID": message_id}
+    )
+
+
+def capstone_email_send(*, email_id: int, now: datetime) -> CapstoneEmail | None:
+    """Claim the row and send its email; a failure is recorded on the row (retry time, reason,
+    or possibly delivered). None when the row was not there to send."""
+    email = capstone_email_claim(email_id=email_id, now=now)
+    if email is None:
+        return None
+    email = CapstoneEmail.objects.select_related(
+        "submission__learner", "submission__course", "grade"
+    ).get(pk=email.pk)
+    backend = mailers.default
+    try:
+        message = capstone_email_message(email)
+        if message is None:
+            capstone_email_failed(
+                email=email,
+                failure=SendFailure.PERMANENT,
+                reason="the grade is no longer released",
+                now=now,
+            )
+            return email
+        backend.send_messages([message])
+    except Exception as exc:
+        failure = send_failure(exc, data_sent=data_was_sent(backend))
+        logger.warning("capstone email %s: %s (%s)", email.pk, failure, failure_reason(exc))
+        return capstone_email_failed(
+            email=email, failure=failure, reason=failure_reason(exc), now=now
+        )
+    finally:
+        try:
+            backend.close()
+        except Exception:
+            logger.warning("could not close the mail connection cleanly", exc_info=True)
+    capstone_email_sent(email=email, message_id=message.extra_headers["Message-ID"], now=now)
+    email.status = CapstoneEmail.Status.SENT
+    return email

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
 from planner.capstone.rubric import rubric_max_points
 from planner.models import (
     CapstoneSubmission,
@@ -21,7 +22,6 @@ from planner.models import (
     GradingClaim,
     Level,
 )
-from planner.tasks import grade_released_notify
 
 # Long enough to read a one-page plan and grade it; short enough that an abandoned claim frees
 # itself before the next grading session.
@@ -177,8 +177,9 @@ def _record(
     GradeChange.objects.create(grade=grade, actor=actor, action=action, changes=changes, at=now)
 
 
-def _enqueue_release_email(grade: Grade) -> None:
-    transaction.on_commit(lambda: grade_released_notify.delay(grade.pk))
+def _promise_grade_email(*, grade: Grade, kind: str, now: datetime) -> None:
+    """The learner's email, promised in the grading action's transaction (the outbox sends it)."""
+    capstone_email_promise(kind=kind, submission=grade.submission, grade=grade, now=now)
 
 
 def grade_save_draft(
@@ -263,7 +264,7 @@ def grade_release(
             now=now,
         )
         GradingClaim.objects.filter(submission=submission).delete()
-        _enqueue_release_email(grade)
+        _promise_grade_email(grade=grade, kind=CapstoneEmail.Kind.GRADE_RELEASED, now=now)
         return grade
 
 
@@ -293,5 +294,5 @@ def grade_regrade(
         _record(
             grade=grade, actor=grader, action=GradeChange.Action.REGRADED, changes=changes, now=now
         )
-        _enqueue_release_email(grade)
+        _promise_grade_email(grade=grade, kind=CapstoneEmail.Kind.GRADE_CHANGED, now=now)
         return grade

@@ -37,7 +37,8 @@ class Command(BaseCommand):
         counts = digest_counts(start=start, end=end)
         self.stdout.write(
             f"digests today ({start.date()} UTC): sent {counts.sent}, failed {counts.failed}, "
-            f"pending {counts.pending}, sending {counts.sending}, skipped {counts.skipped}"
+            f"pending {counts.pending}, sending {counts.sending}, skipped {counts.skipped}, "
+            f"possibly delivered {counts.possibly_delivered}"
         )
         if action == "status":
             failed = ReminderDigest.objects.filter(
