@@ -74,10 +74,12 @@ class Catalogue:
 
 
 def mig_slices(acc: Accelerator) -> list[Accelerator]:
-    """Each MIG profile as a device of its own (NVIDIA MIG user guide: isolated memory and SMs)."""
+    """Each MIG profile as a device of its own (NVIDIA MIG user guide: isolated memory and SMs).
+    Its compute is its SMs of the GPU's where nvidia-smi lists them (a B200's 1g.23gb has 18 of
+    148, not a seventh), else its compute slices of 7."""
     out = []
     for profile in acc.mig_profiles:
-        share = profile.compute_slices / 7
+        share, compute = _compute_share(profile, acc)
         memory_share = _memory_slices(profile, acc) / 8
         usable = (
             round(acc.usable_memory_gib * profile.memory_gb / acc.memory_gb, 2)
@@ -114,13 +116,19 @@ def mig_slices(acc: Accelerator) -> list[Accelerator]:
                 mig_profiles=(),
                 mig_of=acc.id,
                 notes=(
-                    f"A MIG slice: {profile.compute_slices}/7 of the compute (TFLOPS and price "
+                    f"A MIG slice: {compute} of the compute (TFLOPS and price "
                     f"prorated) and {_memory_slices(profile, acc)}/8 of the memory slices "
                     "(bandwidth prorated): an approximation."
                 ),
             )
         )
     return out
+
+
+def _compute_share(profile: MigProfile, acc: Accelerator) -> tuple[float, str]:
+    if profile.sms and acc.sms:
+        return profile.sms / acc.sms, f"{profile.sms} of {acc.sms} SMs"
+    return profile.compute_slices / 7, f"{profile.compute_slices}/7"
 
 
 def _memory_slices(profile: MigProfile, acc: Accelerator) -> int:
@@ -147,6 +155,7 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
                 name=str(p["name"]),
                 memory_gb=float(p["memory_gb"]),
                 compute_slices=int(p["compute_slices"]),
+                sms=_opt_int(p, "sms"),
             )
             for p in row.get("mig_profiles", [])
         )
@@ -177,6 +186,7 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
             ),
             interconnect=str(row.get("interconnect", "")),
             interconnect_gb_s=_opt_float(row, "interconnect_gb_s"),
+            sms=_opt_int(row, "sms"),
         )
         if acc.id in prices:
             acc = replace(acc, price_per_hour_usd=prices[acc.id])
@@ -211,6 +221,10 @@ def _load_models(data: dict[str, Any]) -> tuple[ModelSpec, ...]:
             sliding_window_layers=_opt_int(row, "sliding_window_layers"),
             kv_lora_rank=_opt_int(row, "kv_lora_rank"),
             qk_rope_head_dim=_opt_int(row, "qk_rope_head_dim"),
+            weight_bytes=_opt_int(row, "weight_bytes"),
+            experts=_opt_int(row, "experts"),
+            experts_per_token=_opt_int(row, "experts_per_token"),
+            routed_params_b=_opt_float(row, "routed_params_b"),
         )
         for row in data["model"]
     )

@@ -11,6 +11,7 @@ class MigProfile:
     name: str  # NVIDIA's profile name, e.g. "3g.40gb"
     memory_gb: float
     compute_slices: int  # of 7
+    sms: int | None = None  # streaming multiprocessors (nvidia-smi mig -lgip), of the GPU's `sms`
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +28,8 @@ class Accelerator:
     price_per_million_input_tokens_usd: float | None = None
     price_per_million_output_tokens_usd: float | None = None
     mig_profiles: tuple[MigProfile, ...] = ()
-    # For a MIG slice: the parent's id; TFLOPS scale by compute slices of 7, bandwidth by memory
-    # slices of 8 (NVIDIA MIG user guide: each memory slice has its own share of the memory controllers).
+    # For a MIG slice: the parent's id; TFLOPS scale by its SMs of the GPU's (else compute slices
+    # of 7), bandwidth by memory slices of 8 (NVIDIA MIG user guide: each memory slice has its own share of the memory controllers).
     mig_of: str = ""
     # What the CUDA runtime reports as total (GiB), and where that figure comes from.
     usable_memory_gib: float | None = None
@@ -46,6 +47,7 @@ class Accelerator:
     # each decode step's all-reduces to it). None on a CPU and the managed API.
     interconnect: str = ""
     interconnect_gb_s: float | None = None
+    sms: int | None = None  # streaming multiprocessors: what a MIG profile's SMs are a share of
 
     @property
     def is_memory_device(self) -> bool:
@@ -80,14 +82,24 @@ class ModelSpec:
     notes: str = ""
     vocab_size: int | None = None
     tie_word_embeddings: bool = False
-    family: str = "dense"  # "dense" | "moe" | "multimodal"
-    active_params_b: float | None = None  # MoE: parameters one token reads
+    family: str = "dense"  # "dense" | "moe" | "multimodal" | "encoder"
+    # MoE: parameters one token reads (attention, dense and shared MLPs, the router, the chosen
+    # routed experts, the LM head; the input embedding is a lookup of one row)
+    active_params_b: float | None = None
     sliding_window: int | None = None
     sliding_window_layers: int | None = None  # how many layers use the window (Gemma 2: half)
     # Multi-head latent attention (DeepSeek-V2/V3): each layer caches one compressed latent of
     # kv_lora_rank elements plus the shared RoPE key of qk_rope_head_dim, not K and V per head.
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
+    # The checkpoint's bytes at release_precision (a safetensors index's total_size, or counted
+    # tensor by tensor from config.json: quantised checkpoints keep some tensors at 16-bit).
+    weight_bytes: int | None = None
+    # MoE: routed experts per MoE layer, how many a token uses, and all routed experts' parameters
+    # (what decode reads grows from the chosen experts toward all of them as the batch grows).
+    experts: int | None = None
+    experts_per_token: int | None = None
+    routed_params_b: float | None = None
 
     @property
     def mla_latent_dim(self) -> int | None:

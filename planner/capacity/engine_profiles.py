@@ -102,6 +102,10 @@ class EngineProfile:
     cuda_graph_gib: Fraction  # the CUDA-graph pool subtracted before the KV cache (0: not counted)
     # True: the profile's logits cover every batched token, with no sampler run (vLLM 0.7.0-0.7.2)
     logits_per_token: bool = False
+    # --gpu-memory-utilization's default: 0.90 in every generation catalogued here
+    # (vllm/engine/arg_utils.py `EngineArgs.gpu_memory_utilization: float = 0.90`, v0.2 through
+    # v0.10; vllm/config/cache.py `CacheConfig.gpu_memory_utilization = 0.9` from v0.10.2 on).
+    default_utilization: Fraction = Fraction(9, 10)
 
 
 V1_NON_TORCH: Final = (Fraction("0.13"), Fraction("0.55"))

@@ -118,6 +118,20 @@ def weights(inputs: ServingInputs, trail: Trail) -> Weights:
     if precision is None:
         precision = spec.release_precision if spec is not None else DEFAULT_PRECISION
         trail.assume("weight_precision", precision)
+    if (
+        spec is not None
+        and spec.weight_bytes
+        and inputs.params_b is None
+        and precision == spec.release_precision
+    ):
+        size = Fraction(spec.weight_bytes)
+        trail.formula(
+            "Weights (the checkpoint as stored)",
+            "every tensor at the precision its checkpoint stores it in (config.json, or the "
+            "safetensors index's total_size)",
+            f"{num(params / BYTES_PER_GB)} B params at {precision} as stored = {gb(size)}",
+        )
+        return Weights(size, params, precision)
     return Weights(checkpoint_bytes(inputs, params, precision, trail), params, precision)
 
 
@@ -260,8 +274,8 @@ def _mla_latent(inputs: ServingInputs) -> int | None:
 
 def _check_kv_precision(precision: str) -> None:
     bytes_per_element(precision, "kv_precision")
-    if precision == "int4":
+    if precision in ("int4", "mxfp4"):
         raise CapacityInputError(
             "kv_precision",
-            "no mainstream serving engine stores the KV cache in int4 (vLLM offers fp8); use fp8 or int8.",
+            f"no mainstream serving engine stores the KV cache in {precision} (vLLM offers fp8); use fp8 or int8.",
         )

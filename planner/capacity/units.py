@@ -26,6 +26,9 @@ BYTES_PER_ELEMENT: Final[dict[str, Fraction]] = {
     "fp8": Fraction(1),
     "int8": Fraction(1),
     "int4": Fraction(1, 2),
+    # OCP Microscaling MXFP4: 32 4-bit E2M1 values share one 8-bit E8M0 scale, 4.25 bits a value
+    # (OCP Microscaling Formats (MX) Specification v1.0, 2023; gpt-oss stores its experts so).
+    "mxfp4": Fraction(17, 32),
 }
 PRECISIONS: Final = tuple(BYTES_PER_ELEMENT)
 # From the widest to the narrowest, for "which precision would fit" (fp8 and int8 are the same
@@ -39,6 +42,7 @@ QUANTISED_BYTES_PER_WEIGHT: Final[dict[str, Fraction]] = {
     "fp8": Fraction(1),
     "int8": Fraction(1),
     "int4": Fraction(1, 2) + Fraction(20, 128 * 8),
+    "mxfp4": Fraction(17, 32),  # the scales are in the format's 4.25 bits
 }
 
 Number = float | int | Decimal | Fraction
