@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 from planner.calculator.runs import Estimate
 from planner.capacity import BYTES_PER_GB, ServingEstimate, TrainingEstimate
@@ -113,3 +115,138 @@ def memory_bar(estimate: Estimate) -> StackedBar | None:
             overflow_text="The work takes longer than the window (the line marks its end).",
         )
     return None
+
+
+# The roofline chart: user units about CSS pixels on a phone (as quizzes/charts.py), scaled up on
+# wider screens by the stylesheet.
+CURVE_WIDTH = 400
+CURVE_HEIGHT = 220
+CURVE_LEFT = 44
+CURVE_RIGHT = 12
+CURVE_TOP = 14
+CURVE_BOTTOM = 36  # the batch labels and the axis name
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    batch: int
+    predicted: float | None
+    upper_bound: float | None
+    aggregate: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    position: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RooflineChart:
+    """Per-stream decode speed against the batch (log₂ x axis): the prediction, the roofline
+    bound, the learner's point and the batch at which decode turns compute-bound."""
+
+    title: str
+    description: str
+    points: list[CurvePoint]
+    predicted_path: str  # SVG polyline points
+    upper_bound_path: str
+    x_ticks: list[Tick]
+    y_ticks: list[Tick]
+    user_x: float | None
+    user_y: float | None
+    user_text: str
+    compute_bound_x: float | None
+    compute_bound_text: str
+    width: int = CURVE_WIDTH
+    height: int = CURVE_HEIGHT
+    plot_left: int = CURVE_LEFT
+    plot_right: int = CURVE_WIDTH - CURVE_RIGHT
+    plot_top: int = CURVE_TOP
+    baseline_y: int = CURVE_HEIGHT - CURVE_BOTTOM
+
+
+def _figure(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _rate_text(value: float) -> str:
+    if value == 0:
+        return "0"
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def roofline_chart(result: dict[str, Any]) -> RooflineChart | None:
+    """The chart of a serving result's `speed_curve`, or None when it has fewer than two points."""
+    points = [
+        CurvePoint(
+            batch=int(p["batch"]),
+            predicted=_figure(p.get("decode_tokens_per_s")),
+            upper_bound=_figure(p.get("decode_tokens_per_s_upper_bound")),
+            aggregate=_figure(p.get("aggregate_tokens_per_s")),
+        )
+        for p in result.get("speed_curve") or []
+        if isinstance(p, dict) and isinstance(p.get("batch"), int) and p["batch"] >= 1
+    ]
+    points.sort(key=lambda p: p.batch)
+    rates = [r for p in points for r in (p.predicted, p.upper_bound) if r is not None and r > 0]
+    if len(points) < 2 or not rates:
+        return None
+    user_batch = result.get("decode_batch")
+    user_rate = _figure(result.get("decode_tokens_per_s"))
+    top = max([*rates, user_rate or 0]) * 1.08
+    low_batch, high_batch = points[0].batch, points[-1].batch
+    if isinstance(user_batch, int) and user_batch >= 1:
+        low_batch, high_batch = min(low_batch, user_batch), max(high_batch, user_batch)
+    span = max(math.log2(high_batch) - math.log2(low_batch), 1)
+    left, right = CURVE_LEFT, CURVE_WIDTH - CURVE_RIGHT
+    base = CURVE_HEIGHT - CURVE_BOTTOM
+
+    def x_of(batch: float) -> float:
+        return round(left + (right - left) * (math.log2(batch) - math.log2(low_batch)) / span, 1)
+
+    def y_of(rate: float) -> float:
+        return round(base - (base - CURVE_TOP) * rate / top, 1)
+
+    def path(values: list[tuple[int, float | None]]) -> str:
+        return " ".join(f"{x_of(b)},{y_of(v)}" for b, v in values if v is not None)
+
+    every = max(1, math.ceil(len(points) / 7))  # at most seven batch labels: they stay legible
+    x_ticks = [Tick(x_of(p.batch), f"{p.batch:,}") for p in points[::every]]
+    y_ticks = [Tick(y_of(v), _rate_text(v)) for v in (0.0, top / 2, top / 1.08)]
+    user_x = user_y = None
+    user_text = ""
+    if isinstance(user_batch, int) and user_batch >= 1 and user_rate is not None:
+        user_x, user_y = x_of(user_batch), y_of(user_rate)
+        user_text = (
+            f"Your batch of {user_batch:,}: about {_rate_text(user_rate)} tokens/s per stream"
+        )
+    bound_batch = result.get("compute_bound_batch")
+    compute_x = None
+    compute_text = "Decode stays memory-bound over this range."
+    if isinstance(bound_batch, int) and bound_batch >= 1:
+        compute_text = f"Decode turns compute-bound at a batch of {bound_batch:,}."
+        if low_batch <= bound_batch <= high_batch:
+            compute_x = x_of(bound_batch)
+    first, last = points[0], points[-1]
+    description = (
+        f"Per-stream decode speed from batch {first.batch:,} to {last.batch:,}: predicted "
+        f"{_rate_text(first.predicted or 0)} falling to {_rate_text(last.predicted or 0)} "
+        f"tokens/s; the roofline bound {_rate_text(first.upper_bound or 0)} to "
+        f"{_rate_text(last.upper_bound or 0)}. {compute_text}"
+        + (f" {user_text}." if user_text else "")
+    )
+    return RooflineChart(
+        title="Decode speed per stream against the batch (log scale)",
+        description=description,
+        points=points,
+        predicted_path=path([(p.batch, p.predicted) for p in points]),
+        upper_bound_path=path([(p.batch, p.upper_bound) for p in points]),
+        x_ticks=x_ticks,
+        y_ticks=y_ticks,
+        user_x=user_x,
+        user_y=user_y,
+        user_text=user_text,
+        compute_bound_x=compute_x,
+        compute_bound_text=compute_text,
+    )

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.core.exceptions import ValidationError
 
+from planner.calculator.config_input import ConfigField, config_spec_or_none
 from planner.calculator.fields import (
     adam_bytes_field,
     engine_profile_field,
@@ -26,8 +27,10 @@ from planner.calculator.fields import (
     switch_field,
 )
 from planner.calculator.pickers import (
+    CONFIG_SOURCE,
     PICK_GPU_HELP,
     PICK_MODEL_HELP,
+    PICKER_FIELDS,
     PICKER_SOURCE,
     gpu_choices,
     model_choices,
@@ -38,14 +41,24 @@ from planner.capacity import CapacityInputError, default_catalogue
 from planner.capacity.training import LORA_TARGETS, METHODS
 from planner.capacity.training_activations import LOGIT_BYTES
 
+CONFIG_LABEL = "Model config.json"
+CONFIG_HELP = (
+    "Paste a Hugging Face config.json (or upload it): it replaces the model picked above; a figure "
+    "you type below still overrides it."
+)
+
 
 class CalculatorForm(forms.Form):
     """Shared parsing: catalogue lookups and canonical query strings (the engine runs elsewhere)."""
 
     kind: ClassVar[str]
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, input_errors: dict[str, str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
+        # What the request could not hand over (an oversized or unreadable config.json upload).
+        self.input_errors = {k: v for k, v in (input_errors or {}).items() if k in self.fields}
         # The pickers list the catalogue as loaded now (prices may be overridden per deployment).
         for name, choices in (("gpu", gpu_choices), ("model", model_choices)):
             if name in self.fields:
@@ -63,6 +76,18 @@ class CalculatorForm(forms.Form):
             for field, value in figures.items():
                 if field in self.fields:
                     self.fields[field].widget.attrs["placeholder"] = f"{value} ({source})"
+        spec = config_spec_or_none(self.data.get("config")) if self.is_bound else None
+        if spec is not None:
+            for field, attr in PICKER_FIELDS["model"].items():
+                figure = getattr(spec, attr, None)
+                if field in self.fields and figure is not None:
+                    self.fields[field].widget.attrs["placeholder"] = f"{figure:g} ({CONFIG_SOURCE})"
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for name, message in self.input_errors.items():
+            self.add_error(name, message)
+        return cleaned
 
     def _clean_catalogue_id(self, name: str, lookup: Callable[[str], object]) -> str:
         value: str = (self.cleaned_data.get(name) or "").strip().lower()
@@ -98,6 +123,7 @@ class ServingForm(CalculatorForm):
         "GPU memory (GB)", "Overrides the GPU's memory. GB = 10⁹ bytes.", maximum="10000"
     )
     model = picker_field("Model", PICK_MODEL_HELP)
+    config = ConfigField(label=CONFIG_LABEL, help_text=CONFIG_HELP)
     model_gb = gb_field(
         "Weights (GB)",
         "The weight size, if you know it; else parameters × precision.",
@@ -135,6 +161,12 @@ class ServingForm(CalculatorForm):
         maximum=10_000_000,
     )
     hidden_size = int_field("Hidden size", maximum=1_000_000)
+    intermediate_size = int_field(
+        "MLP width (intermediate size)",
+        "config.json's intermediate_size: sizes the activation peak vLLM profiles. Empty: derived "
+        "from the parameter count.",
+        maximum=10_000_000,
+    )
     kv_per_user_gb = gb_field(
         "KV cache per user (GB)",
         "Leave empty to compute it from the architecture.",
@@ -170,12 +202,24 @@ class ServingForm(CalculatorForm):
         maximum=100_000_000,
     )
     output_tokens = int_field("Output tokens per request", maximum=100_000_000)
+    burst_arrivals = int_field(
+        "Requests arriving together",
+        "A burst: each waits for the prefills ahead of it before its first token.",
+        maximum=1_000_000,
+    )
+    arrival_rate_per_s = gb_field(
+        "New requests per second",
+        "Joining a continuous batch: their prefills slow every stream's next tokens.",
+        allow_zero=True,
+        maximum="1000000",
+    )
 
 
 class TrainingForm(CalculatorForm):
     kind = "training"
 
     model = picker_field("Model", PICK_MODEL_HELP)
+    config = ConfigField(label=CONFIG_LABEL, help_text=CONFIG_HELP)
     params_b = gb_field("Parameters (billions)", "Overrides the model's parameter count.")
     method = forms.ChoiceField(
         label="Method",
@@ -259,10 +303,17 @@ class BatchForm(CalculatorForm):
 
     items = int_field("Items (e.g. chunks to embed)", maximum=10**12, required=True)
     window_hours = gb_field("Window (hours)", maximum="100000", required=True)
+    gpu = picker_field(
+        "Worker GPU (or CPU server)", "Without a measured rate: sets it from the hardware."
+    )
+    model = picker_field("Model", "The model each item runs through (an embedding encoder).")
+    params_b = gb_field(
+        "Parameters (billions)", "Overrides the model's parameter count.", maximum="100000"
+    )
     # Slower than one item in ~3 hours is a typo, not a worker (1e-30 items/s once "fitted").
     items_per_s = gb_field(
         "Items per second per worker",
-        "Measured, or your assumption.",
+        "Measured: it overrides the rate the GPU and model would give.",
         maximum="1e9",
         minimum="0.0001",
     )

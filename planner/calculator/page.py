@@ -22,7 +22,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
 from accounts.http import HtmxHttpRequest
-from planner.calculator.charts import memory_bar
+from planner.calculator.charts import memory_bar, roofline_chart
+from planner.calculator.config_input import CONFIG_FIELD, CONFIG_MAX_BYTES, config_spec_or_none
 from planner.calculator.forms import CalculatorForm
 from planner.calculator.parsing import calculator_form_for, form_estimate, uses_default_inputs
 from planner.calculator.pickers import PICKER_CLEARS, picker_defaults
@@ -55,6 +56,10 @@ def calculator_context(
         # Short forms for prose ("4.295", "0.6"); the exact figures are in `figures_html`.
         "display": {k: num(v) for k, v in (result or {}).items() if isinstance(v, float)},
         "bar": memory_bar(estimate) if estimate is not None else None,
+        "speed_chart": roofline_chart(result)
+        if result and isinstance(estimate, ServingEstimate)
+        else None,
+        "config_max_bytes": CONFIG_MAX_BYTES,
         "is_serving": isinstance(estimate, ServingEstimate),
         "serving_badge": _serving_badge(estimate) if isinstance(estimate, ServingEstimate) else "",
         "is_training": isinstance(estimate, TrainingEstimate),
@@ -83,12 +88,16 @@ def _overhead_parts(result: dict[str, Any]) -> list[tuple[str, str]]:
     return [(OVERHEAD_PART_LABELS.get(k, k), f"{v:,.2f} GB") for k, v in parts.items()]
 
 
+# Errors that leave the users fitting in memory but too slow for the target.
+SPEED_ERRORS = frozenset({"memory_bound", "decode_too_slow"})
+
+
 def _serving_badge(estimate: ServingEstimate) -> str:
     """The headline's verdict: the users can fit and still miss the speed target."""
     if estimate.fits:
         return "fits"
     errors = {str(w.code) for w in estimate.warnings if w.severity == "error"}
-    return "too slow" if errors == {"memory_bound"} else "does not fit"
+    return "too slow" if errors and errors <= SPEED_ERRORS else "does not fit"
 
 
 def _error_lines(form: CalculatorForm) -> list[str]:
@@ -108,6 +117,7 @@ def _picked_rows(form: CalculatorForm) -> dict[str, Any]:
     return {
         "gpu": cat.accelerator(data["gpu"]) if data.get("gpu") else None,
         "model": cat.model(data["model"]) if data.get("model") else None,
+        "config": config_spec_or_none(data.get(CONFIG_FIELD)),
     }
 
 
@@ -121,8 +131,13 @@ class CalculatorParts:
     card_latency_ms: float | None
 
 
-def calculator_parts(request: HtmxHttpRequest, kind: str, data: QueryDict) -> CalculatorParts:
-    form = calculator_form_for(kind, data)
+def calculator_parts(
+    request: HtmxHttpRequest,
+    kind: str,
+    data: QueryDict,
+    input_errors: dict[str, str] | None = None,
+) -> CalculatorParts:
+    form = calculator_form_for(kind, data, input_errors=input_errors)
     context = calculator_context(request, form, form_estimate(form))
     return CalculatorParts(
         form_html=SafeString(render_to_string(f"{PAGE}#form", context)),
@@ -168,15 +183,21 @@ class ProcessMemo:
 page_memo = ProcessMemo(limit=64)
 
 
-def calculator_page(request: HtmxHttpRequest, kind: str) -> dict[str, Any]:
+def calculator_page(
+    request: HtmxHttpRequest,
+    kind: str,
+    data: QueryDict | None = None,
+    input_errors: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The full page's context: the parts for these inputs (kept when they are the defaults)."""
     language = get_language()
-    if uses_default_inputs(kind, request.GET):
+    inputs = request.GET if data is None else data
+    if uses_default_inputs(kind, inputs) and not input_errors:
         # The result's share link is absolute: the origin is part of what was rendered.
         key = ("parts", kind, request.build_absolute_uri("/"), language)
-        parts = page_memo.get(key, lambda: calculator_parts(request, kind, request.GET))
+        parts = page_memo.get(key, lambda: calculator_parts(request, kind, inputs))
     else:
-        parts = calculator_parts(request, kind, request.GET)
+        parts = calculator_parts(request, kind, inputs, input_errors)
     return {
         "kind": kind,
         "tabs_html": page_memo.get(("tabs", kind, language), lambda: _tabs_html(kind)),

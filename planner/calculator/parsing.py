@@ -49,10 +49,14 @@ def uses_default_inputs(kind: str, data: Any | None) -> bool:
     return data is None or not any(name in data for name in form_class.base_fields)
 
 
-def calculator_form_for(kind: str, data: Any | None) -> CalculatorForm:
+def calculator_form_for(
+    kind: str, data: Any | None, *, input_errors: dict[str, str] | None = None
+) -> CalculatorForm:
     """A bound form for `kind` from query/POST data; unknown kinds fall back to serving."""
     form_class = FORMS.get(kind, ServingForm)
-    return form_class(DEFAULT_INPUTS[form_class.kind] if uses_default_inputs(kind, data) else data)
+    if uses_default_inputs(kind, data) and not input_errors:
+        return form_class(DEFAULT_INPUTS[form_class.kind])
+    return form_class(data, input_errors=input_errors)
 
 
 def form_estimate(form: CalculatorForm) -> Estimate | None:

@@ -24,9 +24,12 @@ PICKER_FIELDS: dict[str, dict[str, str]] = {
         "kv_heads": "kv_heads",
         "head_dim": "head_dim",
         "hidden_size": "hidden_size",
+        "intermediate_size": "intermediate_size",
+        "vocab_size": "vocab_size",
     },
 }
 PICKER_SOURCE = {"gpu": "from the GPU", "model": "from the model"}
+CONFIG_SOURCE = "from config.json"
 # Picking a row on the page empties the fields that would override it, so the pick takes effect.
 PICKER_CLEARS: dict[str, list[str]] = {
     "gpu": list(PICKER_FIELDS["gpu"]),

@@ -4,6 +4,7 @@ warning titles and assumption labels instead of the JSON's codes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,6 +17,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from core.forms import BoundedNumberField
+from planner.calculator.config_input import COMPACT_PREFIX, ConfigError, expand
 from planner.calculator.fields import SwitchField
 from planner.calculator.forms import CalculatorForm
 
@@ -25,6 +27,8 @@ WARNING_TITLES: dict[str, Any] = {
     "no_room_for_serving": _("No room for one user"),
     "target_users_do_not_fit": _("Not all target users fit"),
     "memory_bound": _("Too slow: memory-bound"),
+    "decode_too_slow": _("Too slow to decode"),
+    "arrivals_exceed_prefill": _("Arrivals outrun the prefills"),
     "prefill_too_slow": _("First token too slow"),
     "context_exceeds_model": _("Context longer than the model's"),
     "mla_latent_cache": _("Multi-head latent attention: a compressed KV cache"),
@@ -72,6 +76,9 @@ def form_rows(form: CalculatorForm) -> list[FieldRow]:
         if isinstance(field, BoundedNumberField):
             inputmode = "numeric" if field.bound.integer else "decimal"
         kind = "select" if select else "text"
+        if isinstance(field.widget, forms.Textarea):
+            kind = "textarea"
+            value = readable_config(value)
         if isinstance(field, SwitchField):
             kind = "checkbox"
             value = "true" if SwitchField.VALUES.get(value.strip().lower()) else ""
@@ -89,6 +96,16 @@ def form_rows(form: CalculatorForm) -> list[FieldRow]:
             )
         )
     return rows
+
+
+def readable_config(value: str) -> str:
+    """A link's compact config as the JSON a learner pasted (indented); other text as typed."""
+    if not value.strip().startswith(COMPACT_PREFIX):
+        return value
+    try:
+        return json.dumps(json.loads(expand(value)), indent=2, ensure_ascii=False)
+    except (ConfigError, ValueError, RecursionError):
+        return value
 
 
 def select_options(choices: Iterable[tuple[Any, Any]], value: str) -> SafeString:
@@ -109,7 +126,9 @@ def _options_html(pairs: tuple[tuple[str, str], ...], selected: str | None) -> S
 
 
 # Shown elsewhere on the page, in words.
-NOT_FIGURES = frozenset({"formulas", "warnings", "assumptions", "missing_assumptions"})
+NOT_FIGURES = frozenset(
+    {"formulas", "warnings", "assumptions", "missing_assumptions", "speed_curve"}
+)
 
 
 def figure_rows(result: dict[str, Any]) -> SafeString:

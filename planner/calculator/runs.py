@@ -11,6 +11,7 @@ from dataclasses import fields
 from decimal import Decimal
 from typing import Any
 
+from planner.calculator.config_input import CONFIG_FIELD, config_model
 from planner.calculator.pickers import CATALOGUE_PICKERS
 from planner.capacity import (
     BatchEstimate,
@@ -32,7 +33,7 @@ ESTIMATE_KINDS = ("serving", "training", "batch")
 
 def engine_inputs(inputs_class: type[Any], data: Mapping[str, Any]) -> dict[str, Any]:
     """The values the engine's dataclass names (empty choices as None), plus the catalogue rows
-    the GPU and model pickers name."""
+    the GPU and model pickers name; a config.json replaces the picked model."""
     names = {f.name for f in fields(inputs_class)} - set(CATALOGUE_PICKERS.values())
     kwargs = {k: (None if v == "" else v) for k, v in data.items() if k in names}
     cat = default_catalogue()
@@ -40,6 +41,8 @@ def engine_inputs(inputs_class: type[Any], data: Mapping[str, Any]) -> dict[str,
         kwargs["accelerator"] = cat.accelerator(data["gpu"])
     if data.get("model"):
         kwargs["model"] = cat.model(data["model"])
+    if data.get(CONFIG_FIELD) and "model" in {f.name for f in fields(inputs_class)}:
+        kwargs["model"] = config_model(data[CONFIG_FIELD])
     return kwargs
 
 

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.forms import Field
 
+from planner.calculator.config_input import CONFIG_FIELD, CONFIG_MAX_BYTES, ConfigError, file_text
 from planner.calculator.fields import SwitchField
 from planner.calculator.forms import FORMS, CalculatorForm
 from planner.calculator.parsing import form_estimate
@@ -36,9 +37,11 @@ SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
         ("headroom_gb", "Headroom (GB)"),
         ("max_context_tokens_for_users", "Largest context for the target users (tokens)"),
         ("decode_batch", "Decode batch (streams)"),
-        ("decode_tokens_per_s_upper_bound", "Decode upper bound per stream (tokens/s)"),
+        ("decode_tokens_per_s", "Decode per stream, predicted (tokens/s)"),
+        ("decode_tokens_per_s_upper_bound", "Decode per stream, roofline upper bound (tokens/s)"),
         ("aggregate_tokens_per_s", "Aggregate decode (tokens/s)"),
-        ("time_to_first_token_ms", "Time to first token, prefill (ms)"),
+        ("compute_bound_batch", "Batch at which decode turns compute-bound"),
+        ("time_to_first_token_ms", "Time to first token (ms)"),
         ("required_decode_tokens_per_s", "Decode speed needed (tokens/s)"),
         ("cost_per_million_output_tokens_usd", "Cost per million output tokens (USD)"),
         ("precision_that_fits", "Precision that would fit"),
@@ -58,6 +61,7 @@ SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
         ("cost_per_run_usd", "Cost per run (USD)"),
     ],
     "batch": [
+        ("items_per_s_per_worker", "Rate per worker (items/s)"),
         ("work_items", "Work incl. retries (items)"),
         ("required_items_per_s", "Required rate (items/s)"),
         ("workers_needed", "Workers needed"),
@@ -148,6 +152,15 @@ class Command(BaseCommand):
                 if is_switch(field):
                     add_switch(p, name, help_text)
                     continue
+                if name == CONFIG_FIELD:
+                    p.add_argument(
+                        "--config",
+                        dest=name,
+                        metavar="PATH",
+                        help=f"a Hugging Face config.json (at most {CONFIG_MAX_BYTES // 1024} KiB):"
+                        " it replaces --model; the other options still override it",
+                    )
+                    continue
                 p.add_argument(option_name(name), dest=name, metavar="VALUE", help=help_text)
             p.add_argument("--json", action="store_true", help="print the result as JSON")
         paths_cli.add_arguments(
@@ -163,6 +176,11 @@ class Command(BaseCommand):
         data = {
             name: options[name] for name in form_class.base_fields if options.get(name) is not None
         }
+        if data.get(CONFIG_FIELD) is not None:
+            try:
+                data[CONFIG_FIELD] = file_text(data[CONFIG_FIELD])
+            except ConfigError as err:
+                raise CommandError(f"--config: {err}", returncode=2) from None
         form = form_class(data)
         estimate = form_estimate(form)
         if estimate is None:
@@ -195,6 +213,16 @@ class Command(BaseCommand):
             lines.append(f"  {label}: {value}")
             if key == "overhead_gb" and data.get("overhead_parts_gb"):
                 lines += [f"    {part}: {gb}" for part, gb in data["overhead_parts_gb"].items()]
+        curve = data.get("speed_curve") or []
+        if curve:
+            lines.append(
+                "Decode speed against batch (tokens/s: per stream predicted, roofline; all):"
+            )
+            lines += [
+                f"  batch {p['batch']}: {p['decode_tokens_per_s']}, "
+                f"{p['decode_tokens_per_s_upper_bound']}; {p['aggregate_tokens_per_s']}"
+                for p in curve
+            ]
         if estimate.warnings:
             lines.append("Warnings:")
             lines += [f"  [{w.code}] {w.message}" for w in estimate.warnings]

@@ -174,8 +174,21 @@ def test_bad_input_is_400_with_field_errors(
     assert field in errors and errors[field][0]
 
 
-def test_api_is_get_only(client: Client) -> None:
-    assert client.post(reverse("planner:api_serving"), {}).status_code == 405
+def test_api_answers_get_and_post_only(client: Client) -> None:
+    """POST carries what is too long for a query (a config.json); other methods are refused."""
+    url = reverse("planner:api_serving")
+    assert client.put(url, {}).status_code == 405
+    assert client.delete(url).status_code == 405
+    baseline = {
+        "gpu_memory_gb": "24",
+        "model_gb": "14",
+        "overhead_gb": "3",
+        "kv_per_user_gb": "0.6",
+    }
+    posted = client.post(url, baseline)
+    got = client.get(url, baseline)
+    assert posted.status_code == got.status_code == 200
+    assert posted.json() == got.json()
 
 
 def test_serving_reports_the_engines_accounting_keys(client: Client) -> None:

@@ -202,8 +202,8 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback() -> None:
         ([*BASELINE, "--bogus", "3"], "--bogus: unknown option"),
         ([*BASELINE, "--gpu-memroy-gb=24"], "--gpu-memroy-gb: unknown option"),
         (["serving", "--gpu-memory-gb"], "--gpu-memory-gb: expected one argument"),
-        (["nope"], "unknown estimate: use serving, training or batch"),
-        ([], "give the estimate: serving, training or batch"),
+        (["nope"], "unknown estimate: use serving, training, batch or paths"),
+        ([], "give the estimate: serving, training, batch or paths"),
     ],
 )
 def test_usage_errors_are_one_line_naming_the_option(args: list[str], start: str) -> None:

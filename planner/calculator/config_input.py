@@ -1,0 +1,161 @@
+"""A model's Hugging Face config.json as a calculator input: pasted, uploaded, in a link or a file.
+
+A link carries the config compactly (deflated, base64url, after "z."), so a shared calculation with
+its config stays far below a web server's request-line limit (gunicorn's 4,094 bytes); the page and
+the API's POST take the text as it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import importlib
+import json
+import zlib
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+
+from planner.capacity import CapacityInputError, ModelSpec
+
+# Far above any language model's config.json (Qwen3-32B's is 0.7 kB, DeepSeek-V3's 1.7 kB, a
+# multimodal one's a few kB) and far below what would slow a request to read.
+CONFIG_MAX_BYTES = 256 * 1024
+# A config in a GET query (the API, a shared link): what fits a request line with the other inputs.
+CONFIG_QUERY_MAX_CHARS = 3500
+COMPACT_PREFIX = "z."
+CONFIG_FIELD = "config"
+
+
+class ConfigError(ValueError):
+    """A config the calculator cannot read; the message says why in one line."""
+
+
+def compact(text: str) -> str:
+    """The config as a link carries it: minified JSON, deflated, base64url, after "z."."""
+    minified = json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    packed = base64.urlsafe_b64encode(zlib.compress(minified.encode(), 9)).decode()
+    return COMPACT_PREFIX + packed.rstrip("=")
+
+
+def expand(value: str) -> str:
+    """The config's JSON text from what a form, a link or a file gave (compact or as it is)."""
+    text = value.strip()
+    if not text.startswith(COMPACT_PREFIX):
+        return text
+    packed = text.removeprefix(COMPACT_PREFIX)
+    try:
+        raw = base64.urlsafe_b64decode(packed + "=" * (-len(packed) % 4))
+        inflater = zlib.decompressobj()
+        # A small link must not inflate into gigabytes: stop one byte past the limit.
+        data = inflater.decompress(raw, CONFIG_MAX_BYTES + 1)
+    except (binascii.Error, ValueError, zlib.error):
+        raise ConfigError("the link's config is damaged; paste the config.json again.") from None
+    if len(data) > CONFIG_MAX_BYTES or inflater.unconsumed_tail:
+        raise ConfigError(too_big())
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        raise ConfigError("the link's config is damaged; paste the config.json again.") from None
+
+
+def too_big() -> str:
+    return f"is larger than {CONFIG_MAX_BYTES // 1024} KiB; a config.json is a few kB."
+
+
+@lru_cache(maxsize=64)
+def config_model(text: str) -> ModelSpec:
+    """The model a config describes (kept: the form checks it, then the calculation reads it)."""
+    return _reader()(expand(text))
+
+
+def _reader() -> Callable[[str], ModelSpec]:
+    # TEMPORARY until planner.capacity.hf_config lands (H2a): then a plain import.
+    try:
+        module = importlib.import_module("planner.capacity.hf_config")
+    except ImportError:
+        raise CapacityInputError("config", "reading config.json is not available yet.") from None
+    reader: Callable[[str], ModelSpec] = module.model_from_config
+    return reader
+
+
+def config_spec_or_none(value: object) -> ModelSpec | None:
+    """The config's model when `value` is a readable config, else None (for placeholders)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > CONFIG_MAX_BYTES:
+        return None
+    try:
+        return config_model(value.strip())
+    except (CapacityInputError, ConfigError):
+        return None
+
+
+def upload_text(upload: UploadedFile) -> str:
+    """An uploaded config.json's text, read no further than the size limit."""
+    if upload.size is not None and upload.size > CONFIG_MAX_BYTES:
+        raise ConfigError(too_big())
+    data = upload.read(CONFIG_MAX_BYTES + 1)
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigError(too_big())
+    return utf8(data)
+
+
+def file_text(path: str) -> str:
+    """A config.json file's text for the CLI: missing, unreadable, oversized or not text refused."""
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(CONFIG_MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"no such file {path!r}.") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path!r} is a directory; give the config.json file.") from None
+    except OSError as err:
+        raise ConfigError(f"cannot read {path!r}: {err.strerror or err}.") from None
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigError(too_big())
+    return utf8(data)
+
+
+def utf8(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError("is not UTF-8 text; give the config.json file itself.") from None
+
+
+def body_config(value: Any) -> str:
+    """A JSON body's `config`: the config's text, or the config itself as an object."""
+    if isinstance(value, dict):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return value
+    raise ConfigError("give the config.json's text, or its object.")
+
+
+class ConfigField(forms.CharField):
+    """A config.json's text: bounded, read by the engine's reader, kept compact for links."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}))
+        super().__init__(required=False, strip=True, **kwargs)
+
+    def to_python(self, value: Any) -> str:
+        if isinstance(value, str) and len(value) > CONFIG_MAX_BYTES:
+            raise ValidationError(too_big(), code="too_long")
+        text = super().to_python(value) or ""
+        if not text:
+            return ""
+        try:
+            config_model(text)
+            return text if text.startswith(COMPACT_PREFIX) else compact(text)
+        except ConfigError as err:
+            raise ValidationError(str(err), code="invalid") from None
+        except CapacityInputError as err:
+            raise ValidationError(err.message, code="invalid") from None
+        except (ValueError, RecursionError):
+            # The reader accepted what json cannot re-read: keep the text as it is.
+            return text
