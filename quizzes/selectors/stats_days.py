@@ -5,24 +5,26 @@ prepared statement of aggregates in the database."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db.models import (
-    BooleanField,
     Case,
     Count,
     DateField,
+    DateTimeField,
     ExpressionWrapper,
     Q,
     QuerySet,
+    Subquery,
     Value,
     When,
 )
+from django.db.models.functions import Coalesce
 
 from accounts.local_day import local_date_expression
 from accounts.models import User
-from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.models import LearnerDayRollup, RecallSchedule, ReviewLog, ReviewRollupWatermark
 from quizzes.selectors.prepared import PreparedQuery
 from quizzes.selectors.queue import local_day_bounds
 
@@ -113,36 +115,48 @@ def history_start(learner: User, now: datetime, weeks: int) -> tuple[date, datet
     return first, day_start - timedelta(days=(today - first).days)
 
 
-def _review_days_queryset(
-    *, learner_id: int, since: datetime, time_zone: str, day_start_hour: int
-) -> QuerySet[Any]:
-    """Per local review day and whether the card was in Review state (read once per log as a
-    group key, not in each count): the mature reviews (interval >= 21 days) and the reviews
-    since `since`, each with how many passed."""
-    mature = Q(scheduled_days__gte=MATURE_DAYS)
-    recent = Q(reviewed_at__gte=since)
+_EPOCH = datetime(1900, 1, 1, tzinfo=UTC)
+
+
+def _review_days_queryset(*, learner_id: int, time_zone: str, day_start_hour: int) -> QuerySet[Any]:
+    """Per local review day: the kept reviews, those of cards in Review state and how many
+    passed, and the mature ones (interval >= 21 days) and how many passed. The learner's rows of
+    the review rollup (services/rollup.py) and, beside them, the logs since its watermark (their
+    (learner, reviewed_at) index range), so a learner of 50,000 reviews reads a row per day."""
+    in_review = Q(state_before__state=RecallSchedule.State.REVIEW)
     passed = Q(rating__gt=ReviewLog.Rating.AGAIN)
+    mature = Q(scheduled_days__gte=MATURE_DAYS) & in_review
     # Wrapped: the database gives a date already, and TruncDate's converter on each row's date
     # was half of this function's time in Python.
     local = ExpressionWrapper(
         local_date_expression("reviewed_at", time_zone=time_zone, day_start_hour=day_start_hour),
         output_field=DateField(),
     )
-    in_review = Q(state_before__state=RecallSchedule.State.REVIEW)
-    return (
-        kept_logs()
-        .filter(learner_id=learner_id)
-        .annotate(day=local, review=ExpressionWrapper(in_review, output_field=BooleanField()))
-        .order_by()
-        .values("day", "review")
-        .annotate(
-            n=Count("id", filter=mature),
-            passed=Count("id", filter=mature & passed),
-            recent=Count("id", filter=recent),
-            recent_passed=Count("id", filter=recent & passed),
-        )
-        .values_list("day", "review", "n", "passed", "recent", "recent_passed")
+    mark = Coalesce(
+        Subquery(ReviewRollupWatermark.objects.filter(pk=1).values("rolled_up_to")[:1]),
+        Value(_EPOCH),
+        output_field=DateTimeField(),
     )
+    tail = (
+        kept_logs()
+        .filter(learner_id=learner_id, reviewed_at__gte=mark)
+        .annotate(day=local)
+        .order_by()
+        .values("day")
+        .annotate(
+            n=Count("id"),
+            rs=Count("id", filter=in_review),
+            rs_passed=Count("id", filter=in_review & passed),
+            mature=Count("id", filter=mature),
+            mature_passed=Count("id", filter=mature & passed),
+        )
+        .values_list("day", "n", "rs", "rs_passed", "mature", "mature_passed")
+    )
+    rolled = LearnerDayRollup.objects.filter(learner_id=learner_id).values_list(
+        "day", "reviews", "review_state_reviews", "review_state_passed", "mature_reviews",
+        "mature_passed",
+    )  # fmt: skip
+    return rolled.union(tail, all=True)
 
 
 _REVIEW_DAYS = PreparedQuery(_review_days_queryset, fixed=("time_zone", "day_start_hour"))
@@ -160,26 +174,24 @@ def review_days_for(*, learner: User, now: datetime, weeks: int = HISTORY_WEEKS)
     """The review days (for the streak), the mature reviews and the weekly pass rate of reviews
     of cards in Review state, from one query of a row per review day. The weeks are the
     learner's local weeks, as `retention_history_for` counts them."""
-    first, since = history_start(learner, now, weeks)
+    first, _since = history_start(learner, now, weeks)
     rows = _REVIEW_DAYS.rows(
-        learner_id=learner.pk,
-        since=since,
-        time_zone=learner.time_zone,
-        day_start_hour=learner.day_start_hour,
+        learner_id=learner.pk, time_zone=learner.time_zone, day_start_hour=learner.day_start_hour
     )
     by_week: dict[date, tuple[int, int]] = {}
+    days: set[date] = set()
     mature_reviews = mature_passed = 0
-    for day, review, mature, mature_ok, recent, recent_passed in rows:
-        if not review:  # a day with reviews, but of cards in other states (or state unknown)
-            continue
+    for day, n, in_review, in_review_passed, mature, mature_ok in rows:
+        if n:
+            days.add(day)
         mature_reviews += mature
         mature_passed += mature_ok
-        if recent:
+        if in_review and day >= first:
             monday = day - timedelta(days=day.weekday())
-            n, passed = by_week.get(monday, (0, 0))
-            by_week[monday] = (n + recent, passed + recent_passed)
+            before = by_week.get(monday, (0, 0))
+            by_week[monday] = (before[0] + in_review, before[1] + in_review_passed)
     return ReviewDays(
-        days={row[0] for row in rows},
+        days=days,
         mature_reviews=mature_reviews,
         mature_passed=mature_passed,
         history=week_rates(first, weeks, by_week),
