@@ -151,7 +151,7 @@ def test_the_rollup_catches_up_after_days_of_downtime() -> None:
 
 def test_leeches_are_counted_by_the_rollup() -> None:
     now = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
-    course, learners, items = _course_with_reviews(5, now)
+    course, _learners, items = _course_with_reviews(5, now)
     review_rollups_refresh(now=now)
     [leech] = course_stats(course=course, now=now).leeches
     assert leech.item.pk == items[0].pk and leech.leech_learners == 1 and leech.learners == 3
