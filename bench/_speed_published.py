@@ -180,12 +180,18 @@ def _llamacpp(label: str, ubatch: int, rate: float, role: str = "check") -> Run:
 
 RUNS: tuple[Run, ...] = (
     # TensorRT-LLM static batches, H100 SXM, FP8 weights and KV (v0.6.1).
-    _trt("TRT H100 Llama-2-7B b768 128/128", "h100-sxm", LLAMA_2_7B, 1, 768, 128, 128, 19694, "fit"),
+    _trt(
+        "TRT H100 Llama-2-7B b768 128/128", "h100-sxm", LLAMA_2_7B, 1, 768, 128, 128, 19694, "fit"
+    ),
     _trt("TRT H100 Llama-2-7B b112 128/2048", "h100-sxm", LLAMA_2_7B, 1, 112, 128, 2048, 6818),
     _trt("TRT H100 Llama-2-7B b80 2048/128", "h100-sxm", LLAMA_2_7B, 1, 80, 2048, 128, 2244),
     _trt("TRT H100 Llama-2-7B b48 2048/2048", "h100-sxm", LLAMA_2_7B, 1, 48, 2048, 2048, 2740),
-    _trt("TRT H100 Llama-2-70B TP2 b1024 128/128", "h100-sxm", LLAMA_2_70B, 2, 1024, 128, 128, 2657),
-    _trt("TRT H100 Llama-2-70B TP4 b480 128/2048", "h100-sxm", LLAMA_2_70B, 4, 480, 128, 2048, 1486),
+    _trt(
+        "TRT H100 Llama-2-70B TP2 b1024 128/128", "h100-sxm", LLAMA_2_70B, 2, 1024, 128, 128, 2657
+    ),
+    _trt(
+        "TRT H100 Llama-2-70B TP4 b480 128/2048", "h100-sxm", LLAMA_2_70B, 4, 480, 128, 2048, 1486
+    ),
     _trt("TRT H100 Llama-2-70B TP2 b96 2048/128", "h100-sxm", LLAMA_2_70B, 2, 96, 2048, 128, 306),
     _trt("TRT H100 Llama-2-70B TP2 b64 2048/2048", "h100-sxm", LLAMA_2_70B, 2, 64, 2048, 2048, 547),
     # L40S, FP8 (v0.5 figures).
@@ -198,8 +204,12 @@ RUNS: tuple[Run, ...] = (
     _trt("TRT A100 Llama-2-7B b60 128/2048", "a100-80gb", LLAMA_2_7B, 1, 60, 128, 2048, 1928),
     _trt("TRT A100 Llama-2-7B b52 2048/128", "a100-80gb", LLAMA_2_7B, 1, 52, 2048, 128, 591),
     _trt("TRT A100 Llama-2-7B TP2 b64 2048/2048", "a100-80gb", LLAMA_2_7B, 2, 64, 2048, 2048, 782),
-    _trt("TRT A100 Llama-2-70B TP4 b1280 128/128", "a100-80gb", LLAMA_2_70B, 4, 1280, 128, 128, 670),
-    _trt("TRT A100 Llama-2-70B TP4 b240 128/2048", "a100-80gb", LLAMA_2_70B, 4, 240, 128, 2048, 525),
+    _trt(
+        "TRT A100 Llama-2-70B TP4 b1280 128/128", "a100-80gb", LLAMA_2_70B, 4, 1280, 128, 128, 670
+    ),
+    _trt(
+        "TRT A100 Llama-2-70B TP4 b240 128/2048", "a100-80gb", LLAMA_2_70B, 4, 240, 128, 2048, 525
+    ),
     _trt("TRT A100 Llama-2-70B TP4 b120 2048/128", "a100-80gb", LLAMA_2_70B, 4, 120, 2048, 128, 79),
     # TensorRT-LLM first-token latency at batch 1 (v0.5).
     _trt_ttft("TRT H100 Llama-2-7B TTFT 128", "h100-sxm", LLAMA_2_7B, 1, 128, 7),

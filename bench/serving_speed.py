@@ -48,7 +48,9 @@ class Comparison:
         return abs(self.ratio - 1) <= DECODE_TOLERANCE
 
 
-def _estimate(run: Run, *, batch: int, prompt: int, arrivals: float | None = None) -> ServingEstimate:
+def _estimate(
+    run: Run, *, batch: int, prompt: int, arrivals: float | None = None
+) -> ServingEstimate:
     return estimate_serving(
         ServingInputs(
             accelerator=run.accelerator,
@@ -148,7 +150,9 @@ def main() -> None:
             )
     for role in ("fit", "check"):
         hits, total = check_share(role)
-        print(f"\n{role} rows: {hits} of {total} comparisons within tolerance ({hits / total:.0%}).")
+        print(
+            f"\n{role} rows: {hits} of {total} comparisons within tolerance ({hits / total:.0%})."
+        )
     metrics = ("per-stream", "aggregate", "ttft")
     for metric in metrics:
         rows = [c for r in RUNS if r.role == "check" for c in compare(r) if c.metric == metric]

@@ -13,7 +13,10 @@ SERVING_NOT_MODELLED = (
     "Prefix caching (shared prompts stored once) and speculative decoding.",
     "Memory fragmentation and CUDA graphs captured after profiling.",
     "Pipeline and expert parallelism; only tensor parallelism over GPUs of one kind.",
-    "Queueing: the time to first token is prefill alone, at an assumed MFU.",
+    "Queueing beyond three means: a burst's earlier prefills, a wait for a KV slot, and steady "
+    "arrivals' prefills (M/D/1); no tail latencies, no engine's chunked-prefill schedule.",
+    "Attention FLOPs of long prompts, speculative decoding and each engine's own kernels: the "
+    "speed is a fitted model (efficiencies, MFU, fixed costs in planner.capacity.speed_model).",
     "Sliding-window attention: its layers' KV cache is counted in full (an upper bound; the warning gives the windowed figure).",
 )
 
