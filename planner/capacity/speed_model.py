@@ -35,9 +35,10 @@ BANDWIDTH_EFFICIENCY: Final[dict[tuple[str, str], Fraction]] = {
 }
 # Achieved share of the dense peak in a compute-bound pass (prefill, a large decode batch), by
 # device class and the precision the tensor cores compute in. Fitted on TensorRT-LLM's first-token
-# latencies (v0.5 performance.md: Llama 7B 2,048-token prompt in 133 ms on an A100 at FP16 = 0.66
-# of 312 TFLOPS; 36 ms on an H100 at FP8 = 0.39 of 1,979) and consistent with the 40-60 % MFU of
-# Pope et al. 2022 ("Efficiently Scaling Transformer Inference") for prefill; TPUs as in Pope et al.
+# latencies (v0.5 performance.md: Llama 7B, 2,048-token prompt, 133 ms on an A100 at FP16 and 36 ms
+# on an H100 at FP8: 0.76 and 0.55 of peak once the fixed cost and the weight read are taken out)
+# and its batch-768 H100 run; 0.65 and 0.50 keep those rows within tolerance. Pope et al. 2022
+# ("Efficiently Scaling Transformer Inference") report 40-60 % MFU for prefill on TPUs.
 ACHIEVED_MFU: Final[dict[tuple[str, str], Fraction]] = {
     ("gpu", "16-bit"): Fraction(65, 100),
     ("gpu", "8-bit"): Fraction(50, 100),
@@ -52,11 +53,13 @@ ACHIEVED_MFU: Final[dict[tuple[str, str], Fraction]] = {
 # reaches about 40 % of it (ACHIEVED_MFU above). Indicative: a Xeon with AMX tiles peaks higher.
 CPU_DENSE_BF16_TFLOPS: Final = Fraction(147, 10)
 # Per decode step, whatever the batch: the scheduler, sampling and the kernel launches that CUDA
-# graphs do not remove (vLLM V1 and TensorRT-LLM with CUDA graphs: ~1 ms; vLLM's own profiling in
-# "vLLM V1: A Major Upgrade", blog.vllm.ai 2025-01-27, and the 8B-on-H200 runs in the bench).
+# graphs do not remove. Fitted on NIM's single-stream Llama 3.3 70B TP2 run (18.91 ms a token, of
+# which the weights and all-reduces explain ~17.5 ms) and llama.cpp's micro-batch-1 run, which
+# allow 0-2 ms; 1 ms keeps both within 25 % (bench/_speed_published.py).
 DECODE_STEP_FIXED_S: Final = Fraction(1, 1000)
-# Per request before its first token: HTTP, tokenising, scheduling, detokenising (vLLM and NIM
-# first-token latencies of short prompts in bench/_speed_published.py sit 5-15 ms above prefill).
+# Per request before its first token: HTTP, tokenising, scheduling, detokenising. NIM's
+# single-stream first tokens (47.8 ms for a 500-token prompt on 2 H100s) sit above their prefill;
+# in-process TensorRT-LLM runs (no HTTP) come out 1.2-1.9x slow with it, still within 2x.
 FIRST_TOKEN_FIXED_S: Final = Fraction(8, 1000)
 # One all-reduce of a small message, by link: a one-shot custom all-reduce over NVLink takes
 # ~10-20 us (vLLM PR 2192 "custom all reduce kernels"; NCCL's NVLink latency in nccl-tests is
