@@ -32,6 +32,10 @@ from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
 # loading the model take minutes more; five minutes per worker is indicative.
 WORKER_STARTUP_HOURS: Final = Fraction(5, 60)
 DEFAULT_TRAINING_STEPS: Final = 1000
+# Without a batch the estimate can count neither activations nor steps per second: the comparison
+# assumes the calculator's example fine-tuning step (8 sequences of 2,048 tokens) and says so.
+DEFAULT_BATCH_SIZE: Final = 8
+DEFAULT_SEQ_LEN: Final = 2048
 BYTES_PER_WEIGHT: Final = 2  # a bf16 checkpoint, for "do the weights fit the worker"
 
 
@@ -186,6 +190,12 @@ def training_options(
     if inputs.steps is None:
         inputs = replace(inputs, steps=DEFAULT_TRAINING_STEPS)
         assumed.append(Assumption("steps", f"{whole(DEFAULT_TRAINING_STEPS)} (steps not given)"))
+    if inputs.batch_size is None:
+        inputs = replace(inputs, batch_size=DEFAULT_BATCH_SIZE)
+        assumed.append(Assumption("batch_size", f"{DEFAULT_BATCH_SIZE} sequences per step"))
+    if inputs.seq_len is None:
+        inputs = replace(inputs, seq_len=DEFAULT_SEQ_LEN)
+        assumed.append(Assumption("seq_len", f"{whole(DEFAULT_SEQ_LEN)} tokens"))
     options: list[PathOption] = []
     for acc in catalogue.accelerators:
         if acc.kind == "managed_api":
