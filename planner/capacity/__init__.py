@@ -13,6 +13,7 @@ from planner.capacity.catalogue import (
     default_catalogue,
     load_catalogue,
 )
+from planner.capacity.hf_config import model_from_config
 from planner.capacity.results import Assumption, EstimateWarning, FormulaLine, Severity, WarningCode
 from planner.capacity.serving import (
     ServingEstimate,
@@ -56,4 +57,5 @@ __all__ = [
     "kv_bytes_per_token",
     "load_catalogue",
     "lora_adapter_params",
+    "model_from_config",
 ]

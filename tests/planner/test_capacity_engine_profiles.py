@@ -151,3 +151,15 @@ def test_more_sequences_than_batched_tokens_is_refused_as_vllm_does() -> None:
     with pytest.raises(CapacityInputError) as raised:
         l40s_8b(max_num_seqs=2049)  # vllm serve on an L40S batches 2,048 tokens
     assert raised.value.field == "max_num_seqs" and "2,048" in str(raised.value)
+
+
+def test_every_generation_defaults_to_vllms_0_9_utilization() -> None:
+    """--gpu-memory-utilization defaults to 0.90 in every catalogued vLLM generation (arg_utils.py
+    EngineArgs, later CacheConfig); the estimate assumes the default generation's."""
+    from fractions import Fraction
+
+    from planner.capacity.engine_profiles import ENGINE_PROFILES
+    from planner.capacity.overhead import DEFAULT_GPU_MEMORY_UTILIZATION
+
+    assert {p.default_utilization for p in ENGINE_PROFILES.values()} == {Fraction(9, 10)}
+    assert DEFAULT_GPU_MEMORY_UTILIZATION == Fraction(9, 10)

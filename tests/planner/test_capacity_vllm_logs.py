@@ -5,6 +5,7 @@ generation that wrote the log."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -24,10 +25,14 @@ from planner.capacity import (
     default_catalogue,
     estimate_serving,
 )
+from planner.capacity.hf_config import model_from_config
 
 CAT = default_catalogue()
 GIB = 2**30
 LLMD = "llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md"
+QWEN3_32B_CONFIG = model_from_config(
+    (Path(__file__).resolve().parent / "data" / "configs" / "qwen3-32b.json").read_text()
+)
 
 
 def pool_gib(
@@ -76,6 +81,8 @@ def pool_gib(
         # llm-d's V1 logs on an H100 (its Llama-3.1-8B row is a fit row).
         (LLMD, H100_LLMD, QWEN3_06B, 16000, "vllm-v1-0.9", 64.45),
         (LLMD, H100_LLMD, CAT.model("qwen3-32b"), 16000, "vllm-v1-0.9", 4.45),
+        # The same run with the model read from its config.json (tests/planner/data/configs).
+        (LLMD, H100_LLMD, QWEN3_32B_CONFIG, 16000, "vllm-v1-0.9", 4.45),
     ],
 )
 def test_pool_matches_a_published_vllm_log(
@@ -111,3 +118,20 @@ def test_pool_matches_vllm_0_7_0s_log_of_llama_70b_w8a8() -> None:
         utilization=0.98,
     )
     assert abs(engine_gib - measured) <= max(0.05 * measured, 1.0), engine_gib
+
+
+def test_a_config_json_model_holds_the_pool_vllm_logged_within_one_block() -> None:
+    """llm-d's Qwen3-32B on an H100 (vllm-v1-0.9): 4.45 GiB of KV cache, 18,227 tokens of 262,144
+    bytes; the model read from its config.json, weights counted tensor by tensor, lands within
+    one 16-token block (a learner's flags without the MLP width gave 34,624)."""
+    est = estimate_serving(
+        ServingInputs(
+            accelerator=H100_LLMD,
+            model=QWEN3_32B_CONFIG,
+            context_tokens=16000,
+            users=1,
+            kv_precision="bf16",
+            engine_profile="vllm-v1-0.9",
+        )
+    )
+    assert est.kv_cache_tokens is not None and abs(est.kv_cache_tokens - 18_227) <= 16
