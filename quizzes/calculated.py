@@ -217,7 +217,10 @@ def template_check(
             solution = solve(exercise, values)
         except TemplateInputError as exc:
             shown = ", ".join(f"{k} = {v}" for k, v in sorted(values.items()))
-            return exc.field, f"draw {seed + 1} ({shown}) is not a valid input: {exc.message}"
+            return (
+                exc.field,
+                f"draw {seed + 1} ({shown}) is not a valid input: {exc.field}: {exc.message}",
+            )
         if not answer_min <= solution.answer <= answer_max:
             shown = ", ".join(f"{k} = {v}" for k, v in sorted(values.items()))
             return (

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from quizzes.views import answers, retention, review, stats
+from quizzes.views import answers, calculated, retention, review, stats
 
 app_name = "quizzes"
 
@@ -18,6 +18,11 @@ urlpatterns = [
     path("teaching/<slug:course_slug>/", stats.course_stats, name="course_stats"),
     path(
         "teaching/<slug:course_slug>/settings/", retention.course_settings, name="course_settings"
+    ),
+    path(
+        "teaching/<slug:course_slug>/calculated/",
+        calculated.course_calculated,
+        name="course_calculated",
     ),
     path(
         "teaching/<slug:course_slug>/parameters/",

@@ -1,0 +1,94 @@
+"""Per-template figures of a course's calculated items, for its instructors: how often learners
+fail them, how far off their numbers are, and which known mistake the wrong numbers match."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from courses.models import Course
+from quizzes.models import QuizItem, ReviewLog
+
+GIB_PER_GB = 2**30 / 10**9  # 1.073741824: a figure in GiB read as GB, or the reverse
+# Known mistakes, as the factor a wrong number is off by (either way): the course names them.
+KNOWN_MISTAKES: tuple[tuple[str, float], ...] = (
+    ("GB and GiB mixed up (× 1.0737)", GIB_PER_GB),
+    ("the factor 2 for K and V forgotten or doubled (× 2)", 2.0),
+    ("bits and bytes mixed up (× 8)", 8.0),
+)
+# How close a wrong number's ratio must come to a mistake's factor to be counted as it.
+MISTAKE_MATCH = 0.01
+
+
+@dataclass(frozen=True)
+class TemplateStats:
+    item: QuizItem
+    reviews: int
+    again: int
+    answered: int  # reviews with a typed number
+    wrong: int  # typed numbers outside the item's tolerance
+    median_relative_error: float | None
+    mistake: str | None  # the known mistake most wrong numbers match
+    mistake_count: int
+
+    @property
+    def again_rate(self) -> float | None:
+        return self.again / self.reviews if self.reviews else None
+
+
+def known_mistake(*, answer: float, expected: float) -> str | None:
+    """The known mistake that turns `expected` into `answer`, if any."""
+    if not expected or not answer:
+        return None
+    ratio = abs(answer / expected)
+    for name, factor in KNOWN_MISTAKES:
+        for off_by in (factor, 1 / factor):
+            if abs(ratio / off_by - 1) <= MISTAKE_MATCH:
+                return name
+    return None
+
+
+def _template_stats(
+    item: QuizItem, logs: list[tuple[int, float | None, float | None]]
+) -> TemplateStats:
+    errors: list[float] = []
+    mistakes: dict[str, int] = {}
+    wrong = 0
+    for _rating, answer, expected in logs:
+        if answer is None or expected is None:
+            continue
+        error = abs(answer - expected) / abs(expected) if expected else abs(answer)
+        errors.append(error)
+        if abs(answer - expected) > item.relative_tolerance * abs(expected) + 1e-9:
+            wrong += 1
+            name = known_mistake(answer=answer, expected=expected)
+            if name is not None:
+                mistakes[name] = mistakes.get(name, 0) + 1
+    top = max(mistakes.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+    return TemplateStats(
+        item=item,
+        reviews=len(logs),
+        again=sum(1 for rating, _a, _e in logs if rating == ReviewLog.Rating.AGAIN),
+        answered=len(errors),
+        wrong=wrong,
+        median_relative_error=statistics.median(errors) if errors else None,
+        mistake=top[0] if top else None,
+        mistake_count=top[1] if top else 0,
+    )
+
+
+def calculated_stats_for(*, course: Course) -> list[TemplateStats]:
+    """Each calculated item of the course in course order with its figures, over every grade
+    not undone (two queries)."""
+    items = list(
+        QuizItem.objects.filter(lesson__module__course=course, kind=QuizItem.Kind.CALCULATED)
+        .select_related("lesson")
+        .order_by("lesson__module__position", "lesson__position", "position", "id")
+    )
+    logs: dict[int, list[tuple[int, float | None, float | None]]] = {i.pk: [] for i in items}
+    rows = ReviewLog.objects.filter(item_id__in=list(logs), undo__isnull=True).values_list(
+        "item_id", "rating", "answer_value", "expected_value"
+    )
+    for item_id, rating, answer, expected in rows:
+        logs[item_id].append((rating, answer, expected))
+    return [_template_stats(item, logs[item.pk]) for item in items]

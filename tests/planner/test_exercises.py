@@ -1,0 +1,137 @@
+"""Exercises worked by the capacity engine: hand-worked values, the input that mattered most,
+catalogue rows shown by name, and bad inputs named."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.capacity import ServingInputs, default_catalogue, estimate_serving
+from planner.capacity.exercises import EXERCISES, solve_exercise
+from planner.capacity.units import CapacityInputError
+
+
+def test_kv_bytes_per_token_matches_the_hand_worked_product() -> None:
+    """2 (K and V) × 32 layers × 8 KV heads × 128 head dim × 2 bytes = 131,072 bytes."""
+    solution = solve_exercise(
+        "kv_bytes_per_token", {"layers": 32, "kv_heads": 8, "head_dim": 128, "kv_precision": "bf16"}
+    )
+    assert solution.answer == 2 * 32 * 8 * 128 * 2
+    assert solution.unit == "bytes"
+    assert [f.substituted for f in solution.formulas] == ["2 × 32 × 8 × 128 × 2 = 131,072 bytes"]
+    fp8 = solve_exercise(
+        "kv_bytes_per_token", {"layers": 80, "kv_heads": 8, "head_dim": 128, "kv_precision": "fp8"}
+    )
+    assert fp8.answer == 2 * 80 * 8 * 128 * 1
+
+
+def test_memory_fit_with_a_given_overhead_is_memory_minus_weights_minus_overhead() -> None:
+    """The course's planning function: 24 − 14 − 3 = 7.0 GB; 80 − 40.5 − 2.5 = 37 GB."""
+    solution = solve_exercise("memory_fit", {"gpu_memory_gb": 24, "model_gb": 14, "overhead_gb": 3})
+    assert solution.answer == 7.0
+    assert any("24.0 GB − 14.0 GB − 3.0 GB = 7.0 GB" in f.substituted for f in solution.formulas)
+    # ±10 % of the GPU's 24 GB moves the answer by 2.4 of 7 GB, more than the weights' 1.4.
+    assert solution.most_sensitive == "gpu_memory_gb"
+    assert solution.sensitivity == pytest.approx(2.4 / 7, abs=1e-3)
+    other = solve_exercise(
+        "memory_fit", {"gpu_memory_gb": 80, "model_gb": 40.5, "overhead_gb": 2.5}
+    )
+    assert other.answer == pytest.approx(37.0)
+
+
+def test_catalogue_inputs_are_shown_by_name_and_answers_come_from_the_estimate() -> None:
+    """A gpu id is shown as "NVIDIA L4"; max users is the serving estimate's own figure."""
+    variables = {"gpu": "l4", "model": "llama-3.1-8b", "precision": "fp8", "context_tokens": 4096}
+    solution = solve_exercise("max_users", variables)
+    assert solution.shown["gpu"] == "NVIDIA L4"
+    assert solution.shown["model"] == "Llama 3.1 8B"
+    assert solution.shown["context_tokens"] == "4,096"
+    catalogue = default_catalogue()
+    estimate = estimate_serving(
+        ServingInputs(
+            accelerator=catalogue.accelerator("l4"),
+            model=catalogue.model("llama-3.1-8b"),
+            weight_precision="fp8",
+            context_tokens=4096,
+        )
+    )
+    assert solution.answer == estimate.max_active_users
+    assert solution.most_sensitive == "context_tokens"
+
+
+SAMPLES = {
+    "memory_fit": {"gpu": "a10g", "model": "mistral-7b", "precision": "bf16", "overhead_gb": 2},
+    "kv_bytes_per_token": {"model": "llama-3.1-70b"},
+    "max_users": {"gpu": "h100-sxm", "model": "llama-3.1-8b", "context_tokens": 8192},
+    "decode_tokens_per_s": {"gpu": "l4", "model": "llama-3.1-8b", "precision": "fp8", "users": 8},
+    "time_to_first_token_ms": {"gpu": "h100-sxm", "model": "llama-3.1-8b", "prompt_tokens": 2000},
+    "cost_per_million_output_tokens": {"gpu": "l4", "model": "llama-3.1-8b", "users": 4},
+    "api_break_even_requests_per_day": {"gpu": "l4", "prompt_tokens": 500, "output_tokens": 200},
+    "training_memory_gb": {"model": "llama-3.1-8b", "method": "lora"},
+    "batch_job_hours": {"items": 50_000, "items_per_s": 20, "workers": 1},
+    "mig_slice_fit": {"gpu": "a100-80gb", "model": "llama-3.1-8b", "users": 4},
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_every_exercise_gives_a_positive_answer_with_its_formula_lines(name: str) -> None:
+    solution = solve_exercise(name, SAMPLES[name])
+    assert solution.answer > 0
+    assert solution.formulas
+
+
+def test_break_even_is_cost_per_day_over_api_cost_per_request() -> None:
+    """$0.80 × 24 = $19.20 a day; 500 + 200 tokens at $0.20 per million = $0.00014 a request."""
+    solution = solve_exercise(
+        "api_break_even_requests_per_day", {"gpu": "l4", "prompt_tokens": 500, "output_tokens": 200}
+    )
+    catalogue = default_catalogue()
+    api = catalogue.managed_api()
+    assert api is not None
+    price = catalogue.accelerator("l4").price_per_hour_usd
+    assert price is not None
+    per_request = (
+        500 * (api.price_per_million_input_tokens_usd or 0)
+        + 200 * (api.price_per_million_output_tokens_usd or 0)
+    ) / 1e6
+    assert solution.answer == pytest.approx(price * 24 / per_request, rel=1e-4)
+
+
+def test_mig_slice_fit_is_the_smallest_slice_that_serves() -> None:
+    solution = solve_exercise(
+        "mig_slice_fit", {"gpu": "a100-80gb", "model": "llama-3.1-8b", "users": 4}
+    )
+    catalogue = default_catalogue()
+    smaller = [
+        s
+        for s in catalogue.memory_devices()
+        if s.mig_of == "a100-80gb" and (s.memory_gb or 0) < solution.answer
+    ]
+    for slice_ in smaller:
+        fits = estimate_serving(
+            ServingInputs(accelerator=slice_, model=catalogue.model("llama-3.1-8b"), users=4)
+        ).fits
+        assert not fits, slice_.id
+
+
+@pytest.mark.parametrize(
+    ("name", "variables", "field"),
+    [
+        ("memory_fit", {"gpu_memory_gb": 24, "model_gb": 14, "users": 3}, "users"),
+        ("memory_fit", {"gpu_memory_gb": 24}, "model"),
+        ("memory_fit", {"gpu_memory_gb": -24, "model_gb": 14}, "gpu_memory_gb"),
+        ("memory_fit", {"gpu_memory_gb": "lots", "model_gb": 14}, "gpu_memory_gb"),
+        ("max_users", {"gpu": "h900", "model": "llama-3.1-8b"}, "gpu"),
+        (
+            "max_users",
+            {"gpu": "l4", "model": "llama-3.1-8b", "context_tokens": 1.5},
+            "context_tokens",
+        ),
+        ("decode_tokens_per_s", {"gpu": "t4", "model": "llama-3.1-70b"}, "model"),
+        ("training_memory_gb", {"model": "llama-3.1-8b", "method": "dora"}, "method"),
+        ("no_such_exercise", {}, "exercise"),
+    ],
+)
+def test_bad_inputs_raise_naming_the_variable(name: str, variables: dict, field: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(CapacityInputError) as caught:
+        solve_exercise(name, variables)
+    assert caught.value.field == field
