@@ -1,0 +1,478 @@
+"""Every figure the course's lessons and check-yourself items cite, recomputed through the capacity
+engine, so the prose and the engine cannot drift apart.
+
+Each row names the file, the text around the figure (`{}` marks the figure; other `{}` stand for
+numbers that other rows check), the engine call that produces it and the rounding. After an engine
+change, `python tests/courses/test_lesson_figures.py --refresh` rewrites the figures in place;
+then reread the sentences around every changed figure.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+LESSONS = Path(__file__).resolve().parents[2] / "content" / "gpus-tpus-ai-hardware" / "lessons"
+NUMBER = r"(-?[0-9][0-9,]*(?:\.[0-9]+)?)"
+
+
+@dataclass(frozen=True)
+class Figure:
+    file: str  # under the course's lessons/
+    text: str  # the text around the figure; `{}` marks a number
+    value: Callable[[], float]
+    fmt: str  # format spec: ",.2f", ".0f", "d"...
+    which: int = 0  # which `{}` of the text is this figure
+    after: str = ""  # a line the figure follows (a quiz item's key); the search stops at the next item
+
+    @property
+    def id(self) -> str:
+        return f"{self.file}:{self.text[:40]}#{self.which}"
+
+
+# --- the engine calls ---------------------------------------------------------------------------
+
+
+@functools.cache
+def calculator(query: str) -> dict[str, Any]:
+    """The calculator's estimate for a query string, as the page and the lessons' links run it."""
+    from django.http import QueryDict
+
+    from planner.calculator.parsing import calculator_form_for, form_estimate
+
+    data = QueryDict(query)
+    form = calculator_form_for(data.get("estimate", ""), data)
+    estimate = form_estimate(form)
+    assert estimate is not None, (query, form.errors)
+    result: dict[str, Any] = estimate.to_dict()
+    return result
+
+
+def calc(query: str, key: str, times: float = 1) -> Callable[[], float]:
+    return lambda: float(calculator(query)[key]) * times
+
+
+def ratio(first: Callable[[], float], second: Callable[[], float]) -> Callable[[], float]:
+    return lambda: first() / second()
+
+
+def catalogue(accelerator: str, field: str, times: float = 1) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import default_catalogue
+
+        return float(getattr(default_catalogue().accelerator(accelerator), field)) * times
+
+    return value
+
+
+def exercise(name: str, **variables: object) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity.exercises import solve_exercise
+
+        return solve_exercise(name, variables).answer
+
+    return value
+
+
+def speed_constant(name: str, key: tuple[str, str] | None = None, times: float = 1) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import speed_model
+
+        constant = getattr(speed_model, name)
+        return float((constant[key] if key else constant) * times)
+
+    return value
+
+
+# The nightly embedding card: 50,000 chunks of 400 tokens, a 335M-parameter encoder, two hours,
+# a 20 % retry margin; the forward pass at the speed model's achieved FLOP/s.
+CHUNKS, CHUNK_TOKENS, ENCODER_PARAMS = 50_000, 400, 335_000_000
+
+
+def embedding_rate(accelerator: str) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import default_catalogue
+        from planner.capacity.speed_model import forward_tokens_per_s
+
+        acc = default_catalogue().accelerator(accelerator)
+        return float(forward_tokens_per_s(acc, ENCODER_PARAMS, "bf16") / CHUNK_TOKENS)
+
+    return value
+
+
+def embedding_job(accelerator: str, field: str) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import BatchInputs, default_catalogue, estimate_batch
+
+        cat = default_catalogue()
+        estimate = estimate_batch(
+            BatchInputs(
+                items=CHUNKS,
+                window_hours=2,
+                items_per_s=Fraction(embedding_rate(accelerator)()),
+                retry_margin=0.2,
+                price_per_hour=cat.accelerator(accelerator).price_per_hour_usd,
+                tokens_per_item=CHUNK_TOKENS,
+                output_tokens_per_item=0,
+                api=cat.managed_api(),
+            )
+        )
+        return float(getattr(estimate, field))
+
+    return value
+
+
+def encoder_flops() -> float:
+    """The night's work: about 2 x parameters FLOPs per token (the speed model's forward pass)."""
+    return 2 * ENCODER_PARAMS * CHUNKS * CHUNK_TOKENS
+
+
+# --- the queries the lessons' links and worked examples run ------------------------------------
+
+CHAT = "estimate=serving&model=llama-3.1-8b&users=20&context_tokens=8192"
+ONE = "estimate=serving&model=llama-3.1-8b&users=1&context_tokens=8192"
+CHAT_L4, CHAT_A10G, CHAT_H100 = (f"{CHAT}&gpu={g}" for g in ("l4", "a10g", "h100-sxm"))
+CHAT_H100_TP2 = f"{CHAT_H100}&tensor_parallel=2"
+ONE_L4, ONE_A10G, ONE_H100 = (f"{ONE}&gpu={g}" for g in ("l4", "a10g", "h100-sxm"))
+PROMPT = "&prompt_tokens=2000"
+BURST = "&prompt_tokens=2000&burst_arrivals=20"
+CHAT_LINK = f"{CHAT_H100}&prompt_tokens=2000&output_tokens=300"
+L4_FP8 = f"{CHAT_L4}&weight_precision=fp8&kv_precision=fp8"
+EIGHT_B_ON_24 = "estimate=serving&gpu_memory_gb=24&model=llama-3.1-8b&overhead_gb=3&context_tokens=8192&users=20"
+SLICE = "estimate=serving&gpu=h100-sxm:1g.20gb&model=llama-3.1-8b&users=4&context_tokens=4096"
+SLICE_3G = "estimate=serving&gpu=h100-sxm:3g.40gb&model=llama-3.1-8b&users=4&context_tokens=4096"
+SEVENTY_B_INT4 = "estimate=serving&gpu=h100-sxm&model=llama-3.1-70b&users=1&context_tokens=8192&weight_precision=int4"
+SEVENTY_B_TP = "estimate=serving&gpu=h100-sxm&model=llama-3.1-70b&users=20&context_tokens=8192"
+V5E = f"{CHAT}&gpu=tpu-v5e&tensor_parallel=4"
+V6E = "estimate=serving&gpu=tpu-v6e&model=llama-3.1-8b&users=10&context_tokens=8192"
+A100 = f"{CHAT}&gpu=a100-80gb"
+L4_THREE = "estimate=serving&gpu=l4&model=llama-3.1-8b&users=3&context_tokens=8192"
+EMBED_WINDOW = "estimate=batch&items=50000&window_hours=2&retry_margin=0.2&items_per_s=10"
+API_DAY = "estimate=batch&items=1000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
+API_ONE = "estimate=batch&items=1000000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
+TRAIN = "estimate=training&model=llama-3.1-8b&batch_size=4&seq_len=2048&checkpointing=true&steps=1000"
+FULL, FULL_4 = f"{TRAIN}&method=full&gpu=h100-sxm", f"{TRAIN}&method=full&gpu=h100-sxm&gpus=4"
+LORA, QLORA = f"{TRAIN}&method=lora&gpu=h100-sxm", f"{TRAIN}&method=qlora&gpu=h100-sxm"
+QLORA_L4 = f"{TRAIN}&method=qlora&gpu=l4&fused_loss=true"
+
+H100_DAY = catalogue("h100-sxm", "price_per_hour_usd", 24)
+BREAK_EVEN = exercise(
+    "api_break_even_requests_per_day", gpu="h100-sxm", prompt_tokens=2000, output_tokens=300
+)
+KV_20 = calc(CHAT_H100, "kv_cache_per_user_bytes", 20 / 10**9)
+
+W1, W2, W3, W4, W5 = (
+    "01-workload-types.md",
+    "02-memory-consumers.md",
+    "03-hardware-paths.md",
+    "04-practical-estimate.md",
+    "05-recall-capstone.md",
+)
+W6, W7, W8 = (
+    "06-speed-from-the-spec-sheet.md",
+    "07-cost-per-useful-result.md",
+    "08-three-cards-sized.md",
+)
+Q2, Q3, Q4 = (
+    "02-memory-consumers.quiz.toml",
+    "03-hardware-paths.quiz.toml",
+    "04-practical-estimate.quiz.toml",
+)
+Q1, Q5 = "01-workload-types.quiz.toml", "05-recall-capstone.quiz.toml"
+Q6, Q7, Q8 = (
+    "06-speed-from-the-spec-sheet.quiz.toml",
+    "07-cost-per-useful-result.quiz.toml",
+    "08-three-cards-sized.quiz.toml",
+)
+
+FIGURES: list[Figure] = [
+    # 01: the cards in numbers
+    Figure(W1, "each user's KV cache is {} GB", calc(CHAT_L4, "kv_cache_per_user_gb"), ".2f"),
+    Figure(W1, "the 20\nusers hold {} GB of cache", KV_20, ".2f"),
+    Figure(W1, "on top of {} GB of weights", calc(CHAT_L4, "weights_gb"), ".2f"),
+    Figure(W1, "ask for {} chunks per second", calc(EMBED_WINDOW, "required_items_per_s"), ".4f"),
+    Figure(Q1, "expected_value = {}", calc(CHAT_L4, "max_active_users"), "d", after='key = "chat-card-l4-users-fit"'),
+    Figure(Q1, "leaving {} GB for the KV cache: {} users", calc(CHAT_L4, "available_for_cache_gb"), ".2f", after='key = "chat-card-l4-users-fit"'),
+    Figure(Q1, "leaving {} GB for the KV cache: {} users", calc(CHAT_L4, "max_active_users"), "d", which=1, after='key = "chat-card-l4-users-fit"'),
+    # 02: the worked fit on an L4, and the 70B at 4 bits
+    Figure(W2, "2 bytes = {} GB", calc(CHAT_L4, "weights_gb"), ".2f"),
+    Figure(W2, "comes to {} GB", calc(CHAT_L4, "overhead_gb"), ".2f"),
+    Figure(W2, "what is left, {} GB, holds {} users at {} GB each", calc(CHAT_L4, "available_for_cache_gb"), ".2f"),
+    Figure(W2, "what is left, {} GB, holds {} users at {} GB each", calc(CHAT_L4, "max_active_users"), "d", which=1),
+    Figure(W2, "what is left, {} GB, holds {} users at {} GB each", calc(CHAT_L4, "kv_cache_per_user_gb"), ".2f", which=2),
+    Figure(W2, "Twenty users were promised; {} fit", calc(CHAT_L4, "max_active_users"), "d"),
+    Figure(W2, "weights to fp8 ({} GB", calc(L4_FP8, "weights_gb"), ".2f"),
+    Figure(W2, "raises it to {} users", calc(L4_FP8, "max_active_users"), "d"),
+    Figure(W2, "fall from {} to {}.", calc(L4_FP8, "max_active_users"), "d"),
+    Figure(W2, "fall from {} to {}.", calc(CHAT_L4, "max_active_users"), "d", which=1),
+    Figure(Q2, "counts {} GB of weights", calc(SEVENTY_B_INT4, "weights_gb"), ".2f"),
+    Figure(Q2, "room for {} users at 8k", calc(SEVENTY_B_INT4, "max_active_users"), "d"),
+    Figure(Q2, "expected_value = {}", calc(L4_FP8, "max_active_users"), "d", after='key = "fp8-l4-users-fit"'),
+    Figure(Q2, "fp8 weights take {} GB", calc(L4_FP8, "weights_gb"), ".2f"),
+    Figure(Q2, "each user's {} GB", calc(CHAT_L4, "kv_cache_per_user_gb"), ".2f"),
+    Figure(Q2, "so {} GB of cache holds {} users", calc(L4_FP8, "available_for_cache_gb"), ".2f"),
+    Figure(Q2, "so {} GB of cache holds {} users", calc(L4_FP8, "max_active_users"), "d", which=1),
+    # 03: TPU and A100 prices, the MIG worked fit
+    Figure(W3, "v5e chip-hour (${}) is", catalogue("tpu-v5e", "price_per_hour_usd"), ".2f"),
+    Figure(W3, "cheaper than its A100's (${})", catalogue("a100-40gb", "price_per_hour_usd"), ".2f"),
+    Figure(W3, "At bf16 the weights are {} GB", calc(SLICE, "weights_gb"), ".2f"),
+    Figure(W3, "the slice keeps {} GB for the KV cache: {} users at {} GB each", calc(SLICE, "available_for_cache_gb"), ".2f"),
+    Figure(W3, "the slice keeps {} GB for the KV cache: {} users at {} GB each", calc(SLICE, "max_active_users"), "d", which=1),
+    Figure(W3, "the slice keeps {} GB for the KV cache: {} users at {} GB each", calc(SLICE, "kv_cache_per_user_gb"), ".2f", which=2),
+    Figure(W3, "weights ({} GB) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "weights_gb"), ".2f"),
+    Figure(W3, "weights ({} GB) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "available_for_cache_gb"), ".2f", which=1),
+    Figure(W3, "weights ({} GB) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "max_active_users"), "d", which=2),
+    Figure(W3, "slice holds {} users at\nbf16", calc(SLICE_3G, "max_active_users"), "d"),
+    Figure(Q3, "expected_value = {}", calc(SLICE, "max_active_users"), "d", after='key = "mig-slice-users-bf16"'),
+    Figure(Q3, "hold the {} GB of weights and the engine's overhead, leaving \\\n{} GB: {} users at {} GB each", calc(SLICE, "weights_gb"), ".2f"),
+    Figure(Q3, "hold the {} GB of weights and the engine's overhead, leaving \\\n{} GB: {} users at {} GB each", calc(SLICE, "available_for_cache_gb"), ".2f", which=1),
+    Figure(Q3, "hold the {} GB of weights and the engine's overhead, leaving \\\n{} GB: {} users at {} GB each", calc(SLICE, "max_active_users"), "d", which=2),
+    Figure(Q3, "hold the {} GB of weights and the engine's overhead, leaving \\\n{} GB: {} users at {} GB each", calc(SLICE, "kv_cache_per_user_gb"), ".2f", which=3),
+    Figure(Q3, "fp8 weights free enough for {}.", calc(SLICE + "&weight_precision=fp8", "max_active_users"), "d"),
+    # 04: the 8B on the planning function's GPU, the memory-bound H100
+    Figure(W4, "tokens =\n{} GB per user", calc(CHAT_H100, "kv_cache_per_user_gb"), ".2f"),
+    Figure(W4, "keeps {} GB for the cache and holds only\n{} such users", calc(EIGHT_B_ON_24, "available_for_cache_gb"), ".2f"),
+    Figure(W4, "keeps {} GB for the cache and holds only\n{} such users", calc(EIGHT_B_ON_24, "max_active_users"), "d", which=1),
+    Figure(W4, "share its {} GB/s", catalogue("h100-sxm", "memory_bandwidth_gb_s"), ",.0f"),
+    Figure(W4, "each step reads {} GB of weights", calc(CHAT_H100, "weights_gb"), ".2f"),
+    Figure(W4, "plus 20 × {} GB of caches", calc(CHAT_H100, "kv_cache_per_user_gb"), ".2f"),
+    Figure(W4, "each user gets at most {} tokens/s", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f"),
+    Figure(W4, "H100 PCIe has about {} GB/s", catalogue("h100-pcie", "memory_bandwidth_gb_s"), ",.0f"),
+    Figure(Q4, "expected_value = {}", calc(CHAT_H100, "kv_cache_per_user_bytes", 1 / 10**9), ".3f", after='key = "kv-cache-from-architecture"'),
+    # 05: the scored plan
+    Figure(W5, "Weights {} GB; {} GB of KV cache per user", calc(CHAT_LINK, "weights_gb"), ".2f"),
+    Figure(W5, "Weights {} GB; {} GB of KV cache per user", calc(CHAT_LINK, "kv_cache_per_user_gb"), ".2f", which=1),
+    Figure(W5, "H100 SXM keeps {} GB for the cache, room for {} users", calc(CHAT_LINK, "available_for_cache_gb"), ".2f"),
+    Figure(W5, "H100 SXM keeps {} GB for the cache, room for {} users", calc(CHAT_LINK, "max_active_users"), "d", which=1),
+    Figure(W5, "leaves a margin of\n> {}.", calc(CHAT_LINK, "headroom_users"), "d"),
+    Figure(W5, "2,000-token prompt: {} ms", calc(CHAT_LINK, "time_to_first_token_ms"), ".1f"),
+    Figure(W5, "decode at 20 streams: {} tokens/s per\n> stream", calc(CHAT_LINK, "decode_tokens_per_s"), ".2f"),
+    Figure(W5, "An L4 was rejected: {} users fit", calc(CHAT_L4, "max_active_users"), "d"),
+    Figure(W5, "managed API costs ${} a day", calc(API_DAY, "api_cost_usd"), ".2f"),
+    Figure(W5, "the H100 costs ${} a day", H100_DAY, ".0f"),
+    Figure(W5, "Break-even is about {} requests a day", BREAK_EVEN, ",.0f"),
+    Figure(W5, 'Quoting only "${} an hour"', catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
+    Figure(Q5, "expected_value = {}", calc(CHAT_LINK, "headroom_users"), "d", after='key = "capstone-peak-margin"'),
+    Figure(Q5, "room for {} users' KV caches", calc(CHAT_LINK, "max_active_users"), "d"),
+    Figure(Q5, "so \\\n{} users of headroom", calc(CHAT_LINK, "headroom_users"), "d"),
+    Figure(Q5, "One H100 at ${} an hour, ${} per million", catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
+    Figure(Q5, "One H100 at ${} an hour, ${} per million", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f", which=1),
+    # 06: speed from the spec sheet
+    Figure(W6, "counts {} GB of weights", calc(ONE_H100, "weights_gb"), ".2f"),
+    Figure(W6, "context holds {} GB of KV cache", calc(ONE_H100, "kv_cache_per_user_gb"), ".2f"),
+    Figure(W6, "reads about {} GB per token", lambda: calculator(ONE_H100)["weights_gb"] + calculator(ONE_H100)["kv_cache_per_user_gb"], ".0f"),
+    Figure(W6, "about {} GB per step", lambda: calculator(CHAT_H100)["weights_gb"] + KV_20(), ".0f"),
+    Figure(W6, "takes {} % for a GPU streaming 16-bit", speed_constant("BANDWIDTH_EFFICIENCY", ("gpu", "16-bit"), 100), ".0f"),
+    Figure(W6, "the model charges {} ms per step", speed_constant("DECODE_STEP_FIXED_S", None, 1000), ".0f"),
+    *(
+        Figure(W6, f"| {name} | {{}} GB/s | {{}} tokens/s | {{}} tokens/s | {{}} tokens/s | {{}} tokens/s | {{}} tokens/s |", value, fmt, which=which)
+        for name, gpu, one, chat in (
+            ("NVIDIA L4", "l4", ONE_L4, CHAT_L4),
+            ("NVIDIA A10G", "a10g", ONE_A10G, CHAT_A10G),
+            ("NVIDIA H100 SXM", "h100-sxm", ONE_H100, CHAT_H100),
+        )
+        for which, value, fmt in (
+            (0, catalogue(gpu, "memory_bandwidth_gb_s"), ",.0f"),
+            (1, calc(one, "decode_tokens_per_s_upper_bound"), ".2f"),
+            (2, calc(one, "decode_tokens_per_s"), ".2f"),
+            (3, calc(chat, "decode_tokens_per_s_upper_bound"), ".2f"),
+            (4, calc(chat, "decode_tokens_per_s"), ".2f"),
+            (5, calc(chat, "aggregate_tokens_per_s"), ",.1f"),
+        )
+    ),
+    Figure(W6, "has about {} times\nthe L4's bandwidth and decodes about {} times", ratio(catalogue("h100-sxm", "memory_bandwidth_gb_s"), catalogue("l4", "memory_bandwidth_gb_s")), ".0f"),
+    Figure(W6, "has about {} times\nthe L4's bandwidth and decodes about {} times", ratio(calc(ONE_H100, "decode_tokens_per_s"), calc(ONE_L4, "decode_tokens_per_s")), ".0f", which=1),
+    Figure(W6, "hold the KV cache of {} such streams", calc(CHAT_L4, "max_active_users"), "d"),
+    Figure(W6, "is {} tokens/s on an H100, {} tokens/s on an L4 and {} tokens/s", calc(CHAT_H100, "compute_ceiling_tokens_per_s"), ",.0f"),
+    Figure(W6, "is {} tokens/s on an H100, {} tokens/s on an L4 and {} tokens/s", calc(CHAT_L4, "compute_ceiling_tokens_per_s"), ",.0f", which=1),
+    Figure(W6, "is {} tokens/s on an H100, {} tokens/s on an L4 and {} tokens/s", calc(CHAT_A10G, "compute_ceiling_tokens_per_s"), ",.0f", which=2),
+    Figure(W6, "reaches {} % of\nthe dense 16-bit peak", speed_constant("ACHIEVED_MFU", ("gpu", "16-bit"), 100), ".0f"),
+    Figure(W6, "charges {} ms of fixed cost per\nrequest", speed_constant("FIRST_TOKEN_FIXED_S", None, 1000), ".0f"),
+    Figure(W6, "TFLOPS): {} ms to the first token", calc(ONE_L4 + PROMPT, "time_to_first_token_ms"), ",.1f"),
+    Figure(W6, "- A10G (70 TFLOPS): {} ms;", calc(ONE_A10G + PROMPT, "time_to_first_token_ms"), ",.1f"),
+    Figure(W6, "- H100 SXM (989 TFLOPS): {} ms.", calc(ONE_H100 + PROMPT, "time_to_first_token_ms"), ",.1f"),
+    Figure(W6, "comes after {} ms on an L4, {} ms on an A10G and {} ms on an\nH100", calc(CHAT_L4 + BURST, "time_to_first_token_ms"), ",.1f"),
+    Figure(W6, "comes after {} ms on an L4, {} ms on an A10G and {} ms on an\nH100", calc(CHAT_A10G + BURST, "time_to_first_token_ms"), ",.1f", which=1),
+    Figure(W6, "comes after {} ms on an L4, {} ms on an A10G and {} ms on an\nH100", calc(CHAT_H100 + BURST, "time_to_first_token_ms"), ",.1f", which=2),
+    Figure(W6, "H100s give each stream {} tokens/s against {} on one", calc(CHAT_H100_TP2, "decode_tokens_per_s_upper_bound"), ".2f"),
+    Figure(W6, "H100s give each stream {} tokens/s against {} on one", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f", which=1),
+    Figure(W6, "prediction gives {} tokens/s against {}: a gain of {} times", calc(CHAT_H100_TP2, "decode_tokens_per_s"), ".2f"),
+    Figure(W6, "prediction gives {} tokens/s against {}: a gain of {} times", calc(CHAT_H100, "decode_tokens_per_s"), ".2f", which=1),
+    Figure(W6, "prediction gives {} tokens/s against {}: a gain of {} times", ratio(calc(CHAT_H100_TP2, "decode_tokens_per_s"), calc(CHAT_H100, "decode_tokens_per_s")), ".2f", which=2),
+    Figure(Q6, "expected_value = {}", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f", after='key = "chat-card-h100-decode-rate"'),
+    Figure(Q6, "reads the {} GB of weights once plus 20 × {} GB", calc(CHAT_H100, "weights_gb"), ".2f"),
+    Figure(Q6, "reads the {} GB of weights once plus 20 × {} GB", calc(CHAT_H100, "kv_cache_per_user_gb"), ".2f", which=1),
+    Figure(Q6, "({} ms against \\\n{} ms for the 8B model)", calc(ONE_L4 + PROMPT, "time_to_first_token_ms"), ",.1f"),
+    Figure(Q6, "({} ms against \\\n{} ms for the 8B model)", calc(ONE_A10G + PROMPT, "time_to_first_token_ms"), ",.1f", which=1),
+    # 07: cost per useful result
+    Figure(W7, "one H100 SXM at ${} an hour, {} tokens/s for all 20 streams: **${} per million", catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
+    Figure(W7, "one H100 SXM at ${} an hour, {} tokens/s for all 20 streams: **${} per million", calc(CHAT_H100, "aggregate_tokens_per_s"), ",.1f", which=1),
+    Figure(W7, "one H100 SXM at ${} an hour, {} tokens/s for all 20 streams: **${} per million", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f", which=2),
+    Figure(W7, "one A100 80GB at ${} an hour, {} tokens/s: **${} per million", catalogue("a100-80gb", "price_per_hour_usd"), ".2f"),
+    Figure(W7, "one A100 80GB at ${} an hour, {} tokens/s: **${} per million", calc(A100, "aggregate_tokens_per_s"), ",.1f", which=1),
+    Figure(W7, "one A100 80GB at ${} an hour, {} tokens/s: **${} per million", calc(A100, "cost_per_million_output_tokens_usd"), ".2f", which=2),
+    Figure(W7, "one L4 at ${} an hour", catalogue("l4", "price_per_hour_usd"), ".2f"),
+    Figure(W7, "holding the {} streams that fit at bf16 ({} tokens/s): **${} per\nmillion", calc(CHAT_L4, "max_active_users"), "d"),
+    Figure(W7, "holding the {} streams that fit at bf16 ({} tokens/s): **${} per\nmillion", calc(L4_THREE, "aggregate_tokens_per_s"), ",.1f", which=1),
+    Figure(W7, "holding the {} streams that fit at bf16 ({} tokens/s): **${} per\nmillion", calc(L4_THREE, "cost_per_million_output_tokens_usd"), ".2f", which=2),
+    Figure(W7, "the H100 costs\n${} for the day", H100_DAY, ".0f"),
+    Figure(W7, "That is **${} per million output tokens**", lambda: H100_DAY() / (1000 * 300 / 10**6), ",.0f"),
+    Figure(W7, "busy the H100's ${} becomes ${} per million", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f"),
+    Figure(W7, "busy the H100's ${} becomes ${} per million", calc(CHAT_H100, "cost_per_million_output_tokens_usd", 10), ".2f", which=1),
+    Figure(W7, "model costs ${} per million input tokens and ${} per million output tokens", catalogue("managed-api", "price_per_million_input_tokens_usd"), ".2f"),
+    Figure(W7, "model costs ${} per million input tokens and ${} per million output tokens", catalogue("managed-api", "price_per_million_output_tokens_usd"), ".2f", which=1),
+    Figure(W7, "a 300-token answer costs ${}, and 1,000 of them a day cost\n${}", calc(API_ONE, "api_cost_usd", 1 / 10**6), ".5f"),
+    Figure(W7, "a 300-token answer costs ${}, and 1,000 of them a day cost\n${}", calc(API_DAY, "api_cost_usd"), ".2f", which=1),
+    Figure(W7, "than the ${} a day of an H100", H100_DAY, ".0f"),
+    Figure(W7, "it is about {}\nrequests a day", BREAK_EVEN, ",.0f"),
+    Figure(W7, "chip\ncosts ${} an hour, less than the A100 40GB's ${}", catalogue("tpu-v5e", "price_per_hour_usd"), ".2f"),
+    Figure(W7, "chip\ncosts ${} an hour, less than the A100 40GB's ${}", catalogue("a100-40gb", "price_per_hour_usd"), ".2f", which=1),
+    Figure(W7, "four v5e chips (${} an hour)", catalogue("tpu-v5e", "price_per_hour_usd", 4), ".2f"),
+    Figure(W7, "at about\n${} per million output tokens, against ${} on one H100", calc(V5E, "cost_per_million_output_tokens_usd"), ".2f"),
+    Figure(W7, "at about\n${} per million output tokens, against ${} on one H100", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f", which=1),
+    Figure(W7, "${} an hour) holds {} such streams at ${} per million", catalogue("tpu-v6e", "price_per_hour_usd"), ".2f"),
+    Figure(W7, "${} an hour) holds {} such streams at ${} per million", calc(V6E, "max_active_users"), "d", which=1),
+    Figure(W7, "${} an hour) holds {} such streams at ${} per million", calc(V6E, "cost_per_million_output_tokens_usd"), ".2f", which=2),
+    Figure(W7, "planned as {} items of work", calc(EMBED_WINDOW, "work_items"), ",d"),
+    Figure(Q7, "expected_value = {}", calc(V5E, "cost_per_million_output_tokens_usd"), ".2f", after='key = "tpu-v5e-cost-per-million"'),
+    Figure(Q7, "Four chips at ${} an hour are ${} an hour", catalogue("tpu-v5e", "price_per_hour_usd"), ".2f"),
+    Figure(Q7, "Four chips at ${} an hour are ${} an hour", catalogue("tpu-v5e", "price_per_hour_usd", 4), ".2f", which=1),
+    # 08: the three cards sized
+    Figure(W8, "The weights are {} GB", calc(CHAT_LINK, "weights_gb"), ".2f"),
+    Figure(W8, "context holds {} GB of KV cache\n({} bytes per token", calc(CHAT_LINK, "kv_cache_per_user_gb"), ".2f"),
+    Figure(W8, "context holds {} GB of KV cache\n({} bytes per token", calc(CHAT_LINK, "kv_bytes_per_token"), ",d", which=1),
+    Figure(W8, "20 users\nneed {} GB of cache", KV_20, ".2f"),
+    Figure(W8, "keeps {} GB for the cache: room for {} users, not 20", calc(CHAT_L4, "available_for_cache_gb"), ".2f"),
+    Figure(W8, "keeps {} GB for the cache: room for {} users, not 20", calc(CHAT_L4, "max_active_users"), "d", which=1),
+    Figure(W8, "fp8 KV cache keeps {} GB: {} users", calc(L4_FP8, "available_for_cache_gb"), ".2f"),
+    Figure(W8, "fp8 KV cache keeps {} GB: {} users", calc(L4_FP8, "max_active_users"), "d", which=1),
+    Figure(W8, "**H100 SXM** keeps {} GB: room for {} users", calc(CHAT_LINK, "available_for_cache_gb"), ".2f"),
+    Figure(W8, "**H100 SXM** keeps {} GB: room for {} users", calc(CHAT_LINK, "max_active_users"), "d", which=1),
+    Figure(W8, "first token in {} ms, far inside", calc(CHAT_LINK, "time_to_first_token_ms"), ",.1f"),
+    Figure(W8, "waits {} ms for the last one", calc(CHAT_H100 + BURST, "time_to_first_token_ms"), ",.1f"),
+    Figure(W8, "Twenty streams decode at {} tokens/s each by the calculator's\nprediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s"), ".2f"),
+    Figure(W8, "Twenty streams decode at {} tokens/s each by the calculator's\nprediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f", which=1),
+    Figure(W8, "H100 costs ${} per million output tokens", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f"),
+    Figure(W8, "still costs\n${} a day", H100_DAY, ".0f"),
+    Figure(W8, "managed API's bill is ${}", calc(API_DAY, "api_cost_usd"), ".2f"),
+    Figure(W8, "previous lesson: {} requests a day", BREAK_EVEN, ",.0f"),
+    Figure(W8, "about {} × 10¹⁶ FLOPs: {} PFLOP", lambda: encoder_flops() / 10**16, ".2f"),
+    Figure(W8, "about {} × 10¹⁶ FLOPs: {} PFLOP", lambda: encoder_flops() / 10**15, ".1f", which=1),
+    Figure(W8, "the job is {} items of work", calc(EMBED_WINDOW, "work_items"), ",d"),
+    Figure(W8, "window asks for\n{} chunks per second", calc(EMBED_WINDOW, "required_items_per_s"), ".4f"),
+    Figure(W8, "embeds about {} chunks per second: one T4", embedding_rate("t4"), ".1f"),
+    Figure(W8, "work in {} hours, a few minutes", embedding_job("t4", "hours_needed"), ".4f"),
+    Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at {} %", speed_constant("CPU_DENSE_BF16_TFLOPS"), ".1f"),
+    Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at {} %", speed_constant("ACHIEVED_MFU", ("cpu", "16-bit"), 100), ".0f", which=1),
+    Figure(W8, "embeds about {} chunks per second: it needs {} hours", embedding_rate("cpu-server"), ".1f"),
+    Figure(W8, "embeds about {} chunks per second: it needs {} hours", embedding_job("cpu-server", "hours_needed"), ".4f", which=1),
+    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", catalogue("t4", "price_per_hour_usd"), ".2f"),
+    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", embedding_job("t4", "cost_usd"), ".2f", which=1),
+    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", catalogue("cpu-server", "price_per_hour_usd"), ".2f", which=2),
+    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", embedding_job("cpu-server", "cost_usd"), ".2f", which=3),
+    Figure(W8, "API (at ${} per million tokens) costs ${}", catalogue("managed-api", "price_per_million_embedding_tokens_usd"), ".2f"),
+    Figure(W8, "API (at ${} per million tokens) costs ${}", embedding_job("t4", "api_cost_usd"), ".2f", which=1),
+    Figure(W8, "items_per_s={}&retry_margin", embedding_rate("t4"), ".1f"),
+    Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "weights_gb"), ".2f"),
+    Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "gradients_gb"), ".2f", which=1),
+    Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "optimizer_state_gb"), ".2f", which=2),
+    Figure(W8, "plus activations: {} GB", calc(FULL, "total_gb"), ".2f"),
+    Figure(W8, "each GPU needs {} GB", calc(FULL_4, "total_gb"), ".2f"),
+    Figure(W8, "beside them: {}\n  trainable parameters", calc(LORA, "trainable_params"), ",d"),
+    Figure(W8, "The total is\n  {} GB: one H100", calc(LORA, "total_gb"), ".2f"),
+    Figure(W8, "in 4 bits: {} GB of weights, {} GB in all", calc(QLORA, "weights_gb"), ".2f"),
+    Figure(W8, "in 4 bits: {} GB of weights, {} GB in all", calc(QLORA, "total_gb"), ".2f", which=1),
+    Figure(W8, "the run needs\n  {} GB: it fits", calc(QLORA_L4, "total_gb"), ".2f"),
+    Figure(W8, "runs the 1,000 steps in\n{} hours for ${}", calc(LORA, "hours_per_run"), ".3f"),
+    Figure(W8, "runs the 1,000 steps in\n{} hours for ${}", calc(LORA, "cost_per_run_usd"), ".2f", which=1),
+    Figure(W8, "four H100s takes {} hours for ${}", calc(FULL_4, "hours_per_run"), ".2f"),
+    Figure(W8, "four H100s takes {} hours for ${}", calc(FULL_4, "cost_per_run_usd"), ".2f", which=1),
+    Figure(W8, "L4 takes {} hours for ${}", calc(QLORA_L4, "hours_per_run"), ".3f"),
+    Figure(W8, "L4 takes {} hours for ${}", calc(QLORA_L4, "cost_per_run_usd"), ".2f", which=1),
+    Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_LINK, "weights_gb"), ".2f"),
+    Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_LINK, "kv_cache_per_user_gb"), ".2f", which=1),
+    Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_LINK, "time_to_first_token_ms"), ",.1f", which=2),
+    Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_H100, "decode_tokens_per_s"), ".2f", which=3),
+    Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(API_DAY, "api_cost_usd"), ".2f", which=4),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("cpu-server", "hours_needed"), ".4f"),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("t4", "hours_needed"), ".4f", which=1),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("cpu-server", "cost_usd"), ".2f", which=2),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("t4", "cost_usd"), ".2f", which=3),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("t4", "api_cost_usd"), ".2f", which=4),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "total_gb"), ".2f"),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "hours_per_run"), ".3f", which=1),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "cost_per_run_usd"), ".2f", which=2),
+    Figure(Q8, "expected_value = {}", calc(LORA, "cost_per_run_usd"), ".2f", after='key = "lora-run-cost"'),
+    Figure(Q8, "times ${} \\\nan hour", catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
+]  # fmt: skip
+
+
+def _pattern(figure: Figure) -> re.Pattern[str]:
+    """The text as a regex: any run of whitespace matches any other, each `{}` a number."""
+    parts = figure.text.split("{}")
+    escaped = [r"\s+".join(re.escape(word) for word in re.split(r"\s+", part)) for part in parts]
+    return re.compile(NUMBER.join(escaped))
+
+
+def _region(figure: Figure, content: str) -> tuple[int, int]:
+    if not figure.after:
+        return 0, len(content)
+    start = content.index(figure.after)
+    end = content.find("\n[[items]]", start)
+    return start, len(content) if end == -1 else end
+
+
+def locate(figure: Figure, content: str) -> tuple[int, int, str]:
+    """Where the figure stands in the file (start, end) and the text found there."""
+    start, end = _region(figure, content)
+    matches = list(_pattern(figure).finditer(content, start, end))
+    assert len(matches) == 1, f"{figure.file}: {len(matches)} matches for {figure.text!r}"
+    match = matches[0]
+    group = figure.which + 1
+    return match.start(group), match.end(group), match.group(group)
+
+
+def shown(figure: Figure) -> str:
+    value = figure.value()
+    return format(round(value) if figure.fmt.endswith("d") else value, figure.fmt)
+
+
+@pytest.mark.parametrize("figure", FIGURES, ids=[f.id for f in FIGURES])
+def test_lesson_figure_is_the_engines(figure: Figure) -> None:
+    """The number the lesson shows is the number the engine gives today, at the stated rounding."""
+    content = (LESSONS / figure.file).read_text()
+    _, _, found = locate(figure, content)
+    assert found == shown(figure), f"{figure.file}: {figure.text!r} shows {found}"
+
+
+def refresh() -> list[str]:
+    """Rewrite every figure in place with the engine's value; returns what changed."""
+    changed = []
+    for figure in FIGURES:
+        path = LESSONS / figure.file
+        content = path.read_text()
+        start, end, found = locate(figure, content)
+        value = shown(figure)
+        if found != value:
+            path.write_text(content[:start] + value + content[end:])
+            changed.append(f"{figure.file}: {found} -> {value} ({figure.text[:60]!r})")
+    return changed
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    if "--refresh" in sys.argv:
+        print("\n".join(refresh()) or "every figure is current")
