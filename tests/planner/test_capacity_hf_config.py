@@ -119,6 +119,17 @@ def test_llama_3_1_8b_exact_and_its_intermediate_size_derived_back() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "published"),
+    [("qwen3-8b", 8_190_735_360), ("qwen2.5-7b", 7_615_616_512), ("llama-3.1-8b", 8_030_261_248)],
+)
+def test_dense_models_count_what_their_safetensors_hold(name: str, published: int) -> None:
+    """Exact counts: Qwen3's q_norm and k_norm, Qwen2's q, k and v biases (no o_proj bias)."""
+    model = spec(name)
+    assert round(model.params_b * 1e9) == published
+    assert model.weight_bytes == 2 * published
+
+
 def test_gemma_3_reads_text_config_and_its_sliding_layers() -> None:
     """The 27B's config nests the language model under text_config and omits its vocabulary and
     layer pattern (transformers' defaults: 262,208 and every sixth layer global)."""
