@@ -64,24 +64,26 @@ def workload_card_delete(*, card: WorkloadCard) -> None:
     card.delete()
 
 
-# The source's three cards ("Create one card per workload"), as parsed calculator inputs.
+# The source's three cards ("Create one card per workload"), as parsed calculator inputs. The
+# chat card's slug predates its 8B model; saved links and demo data know it by that slug.
 EXAMPLE_CARDS: list[dict[str, Any]] = [
     {
         "slug": "live-chat-7b",
-        "name": "Live chat on a 7B model",
+        "name": "Live chat on an 8B model",
         "latency_target_ms": 2000,
-        "notes": "7B instruct model, first token under two seconds, context 8k, 20 concurrent users, "
-        "streaming required. GPU memory and KV cache are the limit.",
+        "notes": "7-8B instruct model at bf16, first token under two seconds, context 8k, 20 "
+        "concurrent users, streaming required. GPU memory and KV cache are the limit.",
         "kind": "serving",
         "data": {
             "gpu": "l40s",
-            "model": "mistral-7b",
+            "model": "llama-3.1-8b",
             "weight_precision": "bf16",
-            "overhead_gb": Decimal("3"),
             "kv_precision": "bf16",
             "context_tokens": 8192,
             "users": 20,
-            "latency_target_ms": 2000,
+            "ttft_target_ms": 2000,
+            "prompt_tokens": 4096,  # half the 8k window: a conversation's history grows
+            "output_tokens": 256,
         },
     },
     {
@@ -89,14 +91,17 @@ EXAMPLE_CARDS: list[dict[str, Any]] = [
         "name": "Nightly embedding of 50,000 chunks",
         "latency_target_ms": None,
         "notes": "Can finish in two hours; batching matters more than first-token latency; retryable "
-        "on cheaper capacity. 10 chunks/s per worker is an assumption: measure one worker.",
+        "on cheaper capacity. ~512 tokens a chunk through a 335M BERT-class encoder; the rate per "
+        "worker comes from the hardware until you measure one.",
         "kind": "batch",
         "data": {
             "items": 50000,
             "window_hours": Decimal("2"),
-            "items_per_s": Decimal("10"),
+            "gpu": "cpu-server",
+            "model": "bge-large-en-v1.5",
+            "tokens_per_item": 512,
+            "output_tokens_per_item": 0,
             "retry_margin": Decimal("0.2"),
-            "price_per_hour": Decimal("0.8"),
         },
     },
     {

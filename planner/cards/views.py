@@ -203,4 +203,7 @@ def card_compare(request: AuthenticatedHttpRequest) -> HttpResponse:
         cells = [_cell(card, source) for card in cards]
         if any(c != "—" for c in cells):
             rows.append((label, cells))
-    return render(request, "planner/compare.html", {"cards": cards, "rows": rows})
+    paths = [urlencode(card.inputs) for card in cards]
+    return render(
+        request, "planner/compare.html", {"cards": cards, "rows": rows, "paths_queries": paths}
+    )

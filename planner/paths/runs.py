@@ -66,7 +66,8 @@ DEFAULT_INPUTS: dict[str, dict[str, str]] = {
         "retry_margin": "0.2",
         "tokens_per_item": "512",
         "output_tokens_per_item": "0",
-        "params_b": "0.335",
+        "gpu": "cpu-server",
+        "model": "bge-large-en-v1.5",
     },
     "training": {
         "model": "mistral-7b",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.core.management.base import BaseCommand
+from django.urls import reverse
 
 from planner.cards.services import workload_cards_seed_examples
 
@@ -16,3 +18,6 @@ class Command(BaseCommand):
         cards = workload_cards_seed_examples()
         for card in cards:
             self.stdout.write(f"example card: {card.name} ({card.get_kind_display()})")
+            self.stdout.write(
+                f"  compare paths: {reverse('planner:paths')}?{urlencode(card.inputs)}"
+            )

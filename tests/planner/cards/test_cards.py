@@ -110,7 +110,7 @@ def test_list_shows_mine_and_examples_not_others(client: Client, learner: object
     logged_in(client, learner)
     html = client.get(reverse("planner:cards")).content.decode()
     assert "My chat" in html
-    assert "Live chat on a 7B model" in html and "Nightly embedding of 50,000 chunks" in html
+    assert "Live chat on an 8B model" in html and "Nightly embedding of 50,000 chunks" in html
     assert "Occasional fine-tuning" in html
     assert "secret plan" not in html
 
@@ -186,7 +186,7 @@ def test_seed_is_idempotent_and_the_examples_are_right() -> None:
     assert chat.kind == WorkloadCard.Kind.INTERACTIVE_SERVING
     assert chat.concurrency == 20 and chat.latency_target_ms == 2000
     assert chat.result["context_tokens"] == 8192 and chat.result["fits"] is True
-    assert chat.result["kv_bytes_per_token"] == 131_072  # Mistral 7B: 2 × 32 × 8 × 128 × 2
+    assert chat.result["kv_bytes_per_token"] == 131_072  # Llama 3.1 8B: 2 × 32 × 8 × 128 × 2
     batch = examples.get(slug="nightly-embeddings")
     assert batch.kind == WorkloadCard.Kind.BATCH_INFERENCE and batch.batch_window_hours == 2
     assert batch.result["items"] == 50_000 and batch.result["fits_window"] is True
@@ -250,3 +250,27 @@ def test_compare_refuses_more_cards_than_a_comparison_holds(
     assert response.status_code == 400
     assert response.content.decode() == "card: compare at most 50 workload cards at once."
     assert client.get(reverse("planner:cards_compare"), {"card": [mine.pk] * 50}).status_code == 200
+
+
+def test_each_card_opens_its_path_comparison(client: Client, learner: object) -> None:
+    """The course's three cards each link to their comparison, which answers for that card: the
+    chat card at its 20 users and 2 s first token, the embedding job on a CPU server in its window."""
+    chat, batch, training = workload_cards_seed_examples()
+    logged_in(client, learner)
+    listing = client.get(reverse("planner:cards")).content.decode()
+    links = re.findall(r'href="(/planner/paths/\?[^"]+)" data-testid="compare-paths"', listing)
+    assert len(links) == 3
+    for link, card in zip(links, (chat, batch, training), strict=True):
+        assert f"estimate={card.inputs['estimate']}" in link
+    chat_page = client.get(links[0].replace("&amp;", "&")).content.decode()
+    assert 'data-accelerator="h100-sxm" data-count="1"' in chat_page
+    assert "20 users" in chat_page  # the L4 row's reason: KV room for 3 of the 20 users
+    batch_api = client.get(
+        reverse("planner:api_paths") + "?" + links[1].split("?", 1)[1].replace("&amp;", "&")
+    ).json()
+    cpu = next(o for o in batch_api["options"] if o["accelerator"] == "cpu-server")
+    assert cpu["meets"] is True and cpu["figures"]["hours_needed"] < 2
+    compare = client.get(
+        reverse("planner:cards_compare"), {"card": [chat.pk, batch.pk]}
+    ).content.decode()
+    assert compare.count('data-testid="compare-paths"') == 2
