@@ -15,12 +15,15 @@ Run: `.venv/bin/python bench/vllm_accounting.py` (pure Python, under a second).
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._vllm_published import CAT, GIB, MEASUREMENTS, Measurement
-from planner.capacity import Accelerator, ServingInputs, estimate_serving
+from bench._vllm_published import CAT, GIB, H100_LLMD, MEASUREMENTS, Measurement
+from planner.capacity import Accelerator, ServingInputs, estimate_serving, model_from_config
+
+CONFIGS = Path(__file__).resolve().parent.parent / "tests" / "planner" / "data" / "configs"
 
 
 def engine_row(
@@ -74,9 +77,39 @@ def main() -> None:
             f"- {m.label}, --max-num-seqs {m.max_num_seqs_if}: {pool:.2f} GiB per GPU "
             f"({rel(pool, m.pool_gib):+.1f} %), {conc:.2f}x"
         )
+    config_and_flags()
     print("\nSources:")
     for m in MEASUREMENTS:
         print(f"- {m.label}: {m.source}")
+
+
+def config_and_flags() -> None:
+    """llm-d's Qwen3-32B run (4.45 GiB = 18,227 tokens of 262,144 bytes) with the model read from
+    its config.json, and typed as architecture flags (the MLP width derived when not given)."""
+    common = ServingInputs(
+        accelerator=H100_LLMD,
+        kv_precision="bf16",
+        context_tokens=16000,
+        users=1,
+        engine_profile="vllm-v1-0.9",
+    )
+    flags = replace(common, params_b=32.762123264, layers=64, kv_heads=8, head_dim=128)
+    runs = {
+        "read from its config.json": replace(
+            common, model=model_from_config((CONFIGS / "qwen3-32b.json").read_text())
+        ),
+        "flags: parameters, layers, KV heads, head dim": flags,
+        "flags + hidden size and vocabulary": replace(flags, hidden_size=5120, vocab_size=151936),
+    }
+    print("\nQwen3-32B, H100, 16,000 tokens (V1, llm-d): 18,227 tokens logged")
+    for label, inputs in runs.items():
+        est = estimate_serving(inputs)
+        tokens = est.kv_cache_tokens or 0
+        assumed = ", ".join(a for a in est.missing_assumptions if a == "intermediate_size")
+        print(
+            f"- {label}: {tokens:,} tokens ({rel(tokens, 18_227):+.1f} %)"
+            + (f"; assumed {assumed}" if assumed else "")
+        )
 
 
 if __name__ == "__main__":
