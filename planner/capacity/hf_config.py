@@ -42,8 +42,9 @@ MODEL_TYPE_DEFAULTS: Final[dict[str, dict[str, Any]]] = {
     },
     "gemma2": {"tie_word_embeddings": True},
     "gemma": {"tie_word_embeddings": True},
-    "qwen2": {"attention_bias": True},  # Qwen2Attention: q, k, v with bias, o without
 }
+# Qwen2's attention: q, k and v with bias, o without (Qwen2Attention), in every Qwen2 variant.
+QKV_BIAS_TYPES: Final = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
 ENCODER_TYPES: Final = frozenset({"bert", "roberta", "xlm-roberta", "distilbert", "electra"})
 # Layer norms with q_norm and k_norm over one head (Qwen3, Gemma 3, OLMo 2 apply RMSNorm to Q and K).
 QK_NORM_TYPES: Final = frozenset({"qwen3", "qwen3_moe", "gemma3_text", "olmo2"})
@@ -249,6 +250,9 @@ def model_from_config(
     if index_json is not None:
         weight_bytes = _index_total(index_json, weight_bytes)
     label = name or _label(data, reader)
+    notes = counted.notes
+    if data.get("vision_config") is not None and arch.vision is None:
+        notes += " Its vision tower is not counted (only SigLIP-style towers are read)."
     moe = arch.moe
     return ModelSpec(
         id=_slug(label),
@@ -263,7 +267,7 @@ def model_from_config(
         max_context_tokens=arch.max_positions,
         release_precision=(arch.quantization or {}).get("method") or arch.precision,
         source="config.json" + (" and model.safetensors.index.json" if index_json else ""),
-        notes=counted.notes,
+        notes=notes,
         vocab_size=arch.vocab,
         tie_word_embeddings=arch.tied,
         family="encoder" if arch.encoder else ("moe" if moe is not None else "dense"),
@@ -336,7 +340,8 @@ def _architecture(r: _Reader, data: dict[str, Any]) -> Architecture:
         max_positions=r.whole("max_position_embeddings", 1, 1 << 24),
         tied=r.flag("tie_word_embeddings", False),
         encoder=encoder,
-        attention_bias=r.flag("attention_bias", encoder),
+        attention_bias=r.flag("attention_bias", encoder or model_type in QKV_BIAS_TYPES),
+        o_bias=model_type not in QKV_BIAS_TYPES,
         qk_norm=model_type in QK_NORM_TYPES,
         four_norms=model_type in FOUR_NORM_TYPES,
         sinks=model_type == "gpt_oss",
@@ -471,13 +476,17 @@ def _quantization(r: _Reader) -> dict[str, Any] | None:
 
 
 def _vision(data: dict[str, Any]) -> tuple[int, int, int, int, int] | None:
-    """A ViT tower (SigLIP in Gemma 3): layers, hidden, intermediate, patch and image size."""
+    """A ViT tower (SigLIP in Gemma 3): layers, hidden, intermediate, patch and image size; None
+    (not counted, and said so) for a tower described otherwise (Qwen2-VL's depth and embed_dim)."""
     vision = data.get("vision_config")
     if vision is None:
         return None
     if not isinstance(vision, dict):
         raise CapacityInputError(FIELD, f"vision_config: must be an object, not {_kind(vision)}")
     v = _Reader(vision, "vision_config.", {})
+    keys = ("num_hidden_layers", "hidden_size", "intermediate_size", "patch_size", "image_size")
+    if not all(v.has(k) for k in keys):
+        return None
     return (
         v.whole("num_hidden_layers", 1, 256),
         v.whole("hidden_size", 1, 65536),
@@ -515,4 +524,6 @@ def _label(data: dict[str, Any], r: _Reader) -> str:
 
 
 def _slug(label: str) -> str:
-    return "config:" + (re.sub(r"[^a-z0-9.]+", "-", label.lower()).strip("-")[:80] or "model")
+    """config:qwen3forcausallm for "Qwen3ForCausalLM (config.json)"."""
+    stem = label.removesuffix(" (config.json)").lower()
+    return "config:" + (re.sub(r"[^a-z0-9.]+", "-", stem).strip("-")[:80] or "model")

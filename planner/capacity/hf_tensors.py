@@ -64,6 +64,7 @@ class Architecture:
     tied: bool
     encoder: bool
     attention_bias: bool
+    o_bias: bool  # with attention_bias: o_proj has a bias too (not in Qwen2's attention)
     qk_norm: bool
     four_norms: bool
     sinks: bool
@@ -183,7 +184,7 @@ def _attention(t: _Tally, a: Architecture) -> None:
         t.matrix("attention", h, q, n)
         if a.attention_bias:
             t.vector("attention", q + 2 * kv, n)
-            if a.model_type != "qwen2":  # Qwen2's o_proj has no bias
+            if a.o_bias:
                 t.vector("attention", h, n)
         if a.qk_norm:
             t.vector("norms", 2 * a.head_dim, n)

@@ -130,6 +130,27 @@ def test_dense_models_count_what_their_safetensors_hold(name: str, published: in
     assert model.weight_bytes == 2 * published
 
 
+def test_mixtral_counts_its_experts_from_intermediate_size() -> None:
+    """Mixtral keeps its expert width in intermediate_size: 46.7 B total, 12.9 B active as Mistral
+    counts it (with the embedding table), 12.75 B without."""
+    mixtral = {
+        "model_type": "mixtral",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 32768,
+        "num_attention_heads": 32,
+        "num_experts_per_tok": 2,
+        "num_hidden_layers": 32,
+        "num_key_value_heads": 8,
+        "num_local_experts": 8,
+        "vocab_size": 32000,
+    }
+    model = model_from_config(json.dumps(mixtral))
+    assert round(model.params_b * 1e9) == 46_702_792_704
+    assert round(model.active_params_b + 32000 * 4096 / 1e9, 1) == 12.9
+    assert model.id == "config:mixtral" and model.family == "moe"
+
+
 def test_gemma_3_reads_text_config_and_its_sliding_layers() -> None:
     """The 27B's config nests the language model under text_config and omits its vocabulary and
     layer pattern (transformers' defaults: 262,208 and every sixth layer global)."""
