@@ -191,8 +191,9 @@ def test_impossible_deployments_name_their_field(kwargs: dict[str, object], fiel
 
 
 def test_twenty_users_at_8k_on_an_h100_miss_100_tokens_per_second() -> None:
-    """Batch-aware decode: 3,350 GB/s ÷ (16.06 GB + 20 × 1.074 GB) ≈ 89 tokens/s per user, below
-    100 (the single-stream bound said 195.6 and passed)."""
+    """Batch-aware decode: 3,350 GB/s ÷ (16.06 GB + 20 × 1.074 GB) ≈ 89 tokens/s per user at
+    best, below 100 (the single-stream bound said 195.6 and passed); the predicted rates stay
+    under that roofline (planner.capacity.speed_model)."""
     est = run(
         "h100-sxm",
         "llama-3.1-8b",
@@ -206,7 +207,8 @@ def test_twenty_users_at_8k_on_an_h100_miss_100_tokens_per_second() -> None:
     assert est.decode_batch == 20
     assert est.decode_tokens_per_s_upper_bound == pytest.approx(expected, abs=0.01)
     assert 88 < expected < 90
-    assert est.aggregate_tokens_per_s == pytest.approx(20 * expected, abs=0.1)
+    assert est.aggregate_tokens_per_s is not None and est.decode_tokens_per_s is not None
+    assert est.aggregate_tokens_per_s <= 20 * expected and est.decode_tokens_per_s <= expected
     assert WarningCode.MEMORY_BOUND in est.warning_codes and est.fits is False
     one = run(
         "h100-sxm",
@@ -223,7 +225,8 @@ def test_twenty_users_at_8k_on_an_h100_miss_100_tokens_per_second() -> None:
 
 
 def test_compute_ceiling_caps_the_aggregate() -> None:
-    """On a T4 (65 TFLOPS), 2 × 7.25e9 FLOPs a token caps a large batch at ~4,483 tokens/s."""
+    """On a T4 (65 TFLOPS), 2 × 7.25e9 FLOPs a token caps a large batch at ~4,483 tokens/s; the
+    prediction, at an achieved fraction of that peak, stays under it."""
     est = run(
         "t4",
         "mistral-7b",
@@ -236,12 +239,14 @@ def test_compute_ceiling_caps_the_aggregate() -> None:
     )
     ceiling = 65e12 / (2 * 7.25e9)
     assert est.compute_ceiling_tokens_per_s == pytest.approx(ceiling, abs=0.1)
-    assert est.aggregate_tokens_per_s == pytest.approx(ceiling, abs=0.1)
+    assert est.aggregate_tokens_per_s is not None
+    assert 0 < est.aggregate_tokens_per_s <= ceiling
 
 
 def test_prefill_sets_time_to_first_token_and_the_answer_latency() -> None:
-    """4,000 prompt tokens × 2 × 8.03e9 ÷ (989 TFLOPS × 0.5) = 129.9 ms; a 2 s answer of 256
-    tokens then needs 256 ÷ 1.870 s = 136.9 tokens/s."""
+    """4,000 prompt tokens × 2 × 8.03e9 FLOPs take at least 32.5 ms at the H100's 989 TFLOPS peak
+    (the estimate adds its achieved MFU and fixed cost); a 2 s answer of 256 tokens then needs 256
+    ÷ (2 s − the first token) tokens/s, and a 100 ms first-token target is missed."""
     est = run(
         "h100-sxm",
         "llama-3.1-8b",
@@ -254,10 +259,12 @@ def test_prefill_sets_time_to_first_token_and_the_answer_latency() -> None:
         output_tokens=256,
         ttft_target_ms=100,
     )
-    ttft = 4000 * 2 * 8.03e9 / (989e12 * 0.5)
-    assert est.time_to_first_token_ms == pytest.approx(ttft * 1000, abs=0.1)
-    assert est.required_decode_tokens_per_s == pytest.approx(256 / (2 - ttft), abs=0.01)
-    assert WarningCode.PREFILL_TOO_SLOW in est.warning_codes  # 130 ms > the 100 ms target
+    at_peak = 4000 * 2 * 8.03e9 / 989e12
+    assert est.time_to_first_token_ms is not None
+    ttft = est.time_to_first_token_ms / 1000
+    assert at_peak < ttft < 2
+    assert est.required_decode_tokens_per_s == pytest.approx(256 / (2 - ttft), rel=1e-3)
+    assert WarningCode.PREFILL_TOO_SLOW in est.warning_codes  # over the 100 ms target
 
 
 def test_cost_per_million_output_tokens() -> None:
