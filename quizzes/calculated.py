@@ -48,7 +48,8 @@ class WorkedSolution:
 
     @property
     def sensitivity_percent(self) -> str:
-        return figure((self.sensitivity or 0) * 100)
+        percent = (self.sensitivity or 0) * 100
+        return f"{percent:.0f}" if percent >= 10 else f"{percent:.1f}"
 
 
 class TemplateInputError(ValueError):
