@@ -154,13 +154,22 @@ _MISSING: Final = object()
 class _Reader:
     """Typed, range-checked reads of one config, naming the JSON key in every error."""
 
-    def __init__(self, data: dict[str, Any], prefix: str, defaults: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        prefix: str,
+        defaults: dict[str, Any],
+        nested: frozenset[str] | None = None,
+    ) -> None:
         self.data = data
         self.prefix = prefix
         self.defaults = defaults
+        self.nested = nested  # the keys that came from under `prefix` (None: all of them)
 
     def key(self, name: str) -> str:
-        return f"{self.prefix}{name}"
+        root = name.split(".")[0].split("[")[0]
+        nested = self.nested is None or root in self.nested
+        return f"{self.prefix}{name}" if nested else name
 
     def raw(self, name: str) -> Any:
         value = self.data.get(name)
@@ -292,7 +301,8 @@ def _text_reader(data: dict[str, Any]) -> _Reader:
         merged = {k: v for k, v in data.items() if k not in ("text_config", "vision_config")}
         merged.update({k: v for k, v in nested.items() if v is not None})
         model_type = _model_type(nested, "text_config.")
-        return _Reader(merged, "text_config.", MODEL_TYPE_DEFAULTS.get(model_type, {}))
+        defaults = MODEL_TYPE_DEFAULTS.get(model_type, {})
+        return _Reader(merged, "text_config.", defaults, frozenset(nested))
     return _Reader(data, "", MODEL_TYPE_DEFAULTS.get(_model_type(data, ""), {}))
 
 

@@ -281,6 +281,19 @@ def test_an_unreadable_file_is_refused(text: str | bytes, why: str) -> None:
     assert err.value.field == "config" and why in err.value.message
 
 
+def test_a_multimodal_config_names_the_nested_key() -> None:
+    data = json.loads(config("gemma-3-27b-it"))
+    data["text_config"]["num_hidden_layers"] = -62
+    with pytest.raises(CapacityInputError) as err:
+        model_from_config(json.dumps(data))
+    assert err.value.message.startswith("text_config.num_hidden_layers: ")
+    data = json.loads(config("gemma-3-27b-it"))
+    data["torch_dtype"] = 16
+    with pytest.raises(CapacityInputError) as err:
+        model_from_config(json.dumps(data))
+    assert err.value.message.startswith("torch_dtype: ")
+
+
 def test_a_brace_inside_a_string_does_not_count_as_depth() -> None:
     text = with_key("qwen3-32b", "_name_or_path", "[" * 100 + "{" * 100)
     assert model_from_config(text).layers == 64
