@@ -15,7 +15,6 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +56,27 @@ def calculator(query: str) -> dict[str, Any]:
     return result
 
 
+@functools.cache
+def comparison(link: str) -> dict[str, Any]:
+    """The comparison of paths a lesson's /planner/paths/ link shows."""
+    from planner.paths.runs import comparison_for_link
+
+    result = comparison_for_link(link)
+    assert result is not None, link
+    figures: dict[str, Any] = result.to_dict()
+    return figures
+
+
+def option(link: str, accelerator: str, key: str, count: int = 1) -> Callable[[], float]:
+    def value() -> float:
+        for row in comparison(link)["options"]:
+            if row["accelerator"] == accelerator and row["count"] == count:
+                return float(row[key] if key in row else row["figures"][key])
+        raise AssertionError(f"no {count} x {accelerator} in {link}")
+
+    return value
+
+
 def calc(query: str, key: str, times: float = 1) -> Callable[[], float]:
     return lambda: float(calculator(query)[key]) * times
 
@@ -93,47 +113,16 @@ def speed_constant(name: str, key: tuple[str, str] | None = None, times: float =
     return value
 
 
-# The nightly embedding card: 50,000 chunks of 400 tokens, a 335M-parameter encoder, two hours,
-# a 20 % retry margin; the forward pass at the speed model's achieved FLOP/s.
-CHUNKS, CHUNK_TOKENS, ENCODER_PARAMS = 50_000, 400, 335_000_000
-
-
-def embedding_rate(accelerator: str) -> Callable[[], float]:
-    def value() -> float:
-        from planner.capacity import default_catalogue
-        from planner.capacity.speed_model import forward_tokens_per_s
-
-        acc = default_catalogue().accelerator(accelerator)
-        return float(forward_tokens_per_s(acc, ENCODER_PARAMS, "bf16") / CHUNK_TOKENS)
-
-    return value
-
-
-def embedding_job(accelerator: str, field: str) -> Callable[[], float]:
-    def value() -> float:
-        from planner.capacity import BatchInputs, default_catalogue, estimate_batch
-
-        cat = default_catalogue()
-        estimate = estimate_batch(
-            BatchInputs(
-                items=CHUNKS,
-                window_hours=2,
-                items_per_s=Fraction(embedding_rate(accelerator)()),
-                retry_margin=0.2,
-                price_per_hour=cat.accelerator(accelerator).price_per_hour_usd,
-                tokens_per_item=CHUNK_TOKENS,
-                output_tokens_per_item=0,
-                api=cat.managed_api(),
-            )
-        )
-        return float(getattr(estimate, field))
-
-    return value
+# The nightly embedding card: 50,000 chunks of 400 tokens through the catalogue's BGE large encoder.
+CHUNKS, CHUNK_TOKENS, ENCODER = 50_000, 400, "bge-large-en-v1.5"
 
 
 def encoder_flops() -> float:
     """The night's work: about 2 x parameters FLOPs per token (the speed model's forward pass)."""
-    return 2 * ENCODER_PARAMS * CHUNKS * CHUNK_TOKENS
+    from planner.capacity import default_catalogue
+
+    params = default_catalogue().model(ENCODER).params_b * 10**9
+    return 2 * params * CHUNKS * CHUNK_TOKENS
 
 
 # --- the queries the lessons' links and worked examples run ------------------------------------
@@ -148,6 +137,7 @@ BURST = "&prompt_tokens=2000&burst_arrivals=20"
 CHAT_LINK = f"{CHAT_H100}&prompt_tokens=2000&output_tokens=300"
 L4_FP8 = f"{CHAT_L4}&weight_precision=fp8&kv_precision=fp8"
 EIGHT_B_ON_24 = "estimate=serving&gpu_memory_gb=24&model=llama-3.1-8b&overhead_gb=3&context_tokens=8192&users=20"
+PLANNING = "estimate=serving&gpu_memory_gb=24&model_gb=14&overhead_gb=3&kv_per_user_gb=0.6&users=20"
 SLICE = "estimate=serving&gpu=h100-sxm:1g.20gb&model=llama-3.1-8b&users=4&context_tokens=4096"
 SLICE_3G = "estimate=serving&gpu=h100-sxm:3g.40gb&model=llama-3.1-8b&users=4&context_tokens=4096"
 SEVENTY_B_INT4 = "estimate=serving&gpu=h100-sxm&model=llama-3.1-70b&users=1&context_tokens=8192&weight_precision=int4"
@@ -168,6 +158,17 @@ H100_DAY = catalogue("h100-sxm", "price_per_hour_usd", 24)
 BREAK_EVEN = exercise(
     "api_break_even_requests_per_day", gpu="h100-sxm", prompt_tokens=2000, output_tokens=300
 )
+CHAT_PATHS = (
+    "/planner/paths/?estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=20&context_tokens=8192"
+    "&prompt_tokens=2000&output_tokens=300&ttft_target_ms=2000&requests_per_day=1000&peak_concurrency=20"
+)
+EMBED_PATHS = (
+    "/planner/paths/?estimate=batch&items=50000&window_hours=2&model=bge-large-en-v1.5"
+    "&tokens_per_item=400&output_tokens_per_item=0&retry_margin=0.2"
+)
+EMBED = "estimate=batch&items=50000&window_hours=2&model=bge-large-en-v1.5&tokens_per_item=400&output_tokens_per_item=0&retry_margin=0.2"
+EMBED_T4, EMBED_CPU = f"{EMBED}&gpu=t4", f"{EMBED}&gpu=cpu-server"
+PATHS_BREAK_EVEN = lambda: float(comparison(CHAT_PATHS)["break_even_requests_per_day"])  # noqa: E731
 KV_20 = calc(CHAT_H100, "kv_cache_per_user_bytes", 20 / 10**9)
 
 W1, W2, W3, W4, W5 = (
@@ -333,7 +334,7 @@ FIGURES: list[Figure] = [
     Figure(W7, "a 300-token answer costs ${}, and 1,000 of them a day cost\n${}", calc(API_ONE, "api_cost_usd", 1 / 10**6), ".5f"),
     Figure(W7, "a 300-token answer costs ${}, and 1,000 of them a day cost\n${}", calc(API_DAY, "api_cost_usd"), ".2f", which=1),
     Figure(W7, "than the ${} a day of an H100", H100_DAY, ".0f"),
-    Figure(W7, "it is about {}\nrequests a day", BREAK_EVEN, ",.0f"),
+    Figure(W7, "these requests it is about {}\nrequests a day", BREAK_EVEN, ",.0f"),
     Figure(W7, "chip\ncosts ${} an hour, less than the A100 40GB's ${}", catalogue("tpu-v5e", "price_per_hour_usd"), ".2f"),
     Figure(W7, "chip\ncosts ${} an hour, less than the A100 40GB's ${}", catalogue("a100-40gb", "price_per_hour_usd"), ".2f", which=1),
     Figure(W7, "four v5e chips (${} an hour)", catalogue("tpu-v5e", "price_per_hour_usd", 4), ".2f"),
@@ -369,19 +370,18 @@ FIGURES: list[Figure] = [
     Figure(W8, "about {} × 10¹⁶ FLOPs: {} PFLOP", lambda: encoder_flops() / 10**15, ".1f", which=1),
     Figure(W8, "the job is {} items of work", calc(EMBED_WINDOW, "work_items"), ",d"),
     Figure(W8, "window asks for\n{} chunks per second", calc(EMBED_WINDOW, "required_items_per_s"), ".4f"),
-    Figure(W8, "embeds about {} chunks per second: one T4", embedding_rate("t4"), ".1f"),
-    Figure(W8, "work in {} hours, a few minutes", embedding_job("t4", "hours_needed"), ".4f"),
+    Figure(W8, "embeds about {} chunks per second: one T4", calc(EMBED_T4, "items_per_s_per_worker"), ".1f"),
+    Figure(W8, "work in {} hours, a few minutes", calc(EMBED_T4, "hours_needed"), ".4f"),
     Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at {} %", speed_constant("CPU_DENSE_BF16_TFLOPS"), ".1f"),
     Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at {} %", speed_constant("ACHIEVED_MFU", ("cpu", "16-bit"), 100), ".0f", which=1),
-    Figure(W8, "embeds about {} chunks per second: it needs {} hours", embedding_rate("cpu-server"), ".1f"),
-    Figure(W8, "embeds about {} chunks per second: it needs {} hours", embedding_job("cpu-server", "hours_needed"), ".4f", which=1),
+    Figure(W8, "embeds about {} chunks per second: it needs {} hours", calc(EMBED_CPU, "items_per_s_per_worker"), ".1f"),
+    Figure(W8, "embeds about {} chunks per second: it needs {} hours", calc(EMBED_CPU, "hours_needed"), ".2f", which=1),
     Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", catalogue("t4", "price_per_hour_usd"), ".2f"),
-    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", embedding_job("t4", "cost_usd"), ".2f", which=1),
+    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", calc(EMBED_T4, "cost_usd"), ".2f", which=1),
     Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", catalogue("cpu-server", "price_per_hour_usd"), ".2f", which=2),
-    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", embedding_job("cpu-server", "cost_usd"), ".2f", which=3),
+    Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", calc(EMBED_CPU, "cost_usd"), ".2f", which=3),
     Figure(W8, "API (at ${} per million tokens) costs ${}", catalogue("managed-api", "price_per_million_embedding_tokens_usd"), ".2f"),
-    Figure(W8, "API (at ${} per million tokens) costs ${}", embedding_job("t4", "api_cost_usd"), ".2f", which=1),
-    Figure(W8, "items_per_s={}&retry_margin", embedding_rate("t4"), ".1f"),
+    Figure(W8, "API (at ${} per million tokens) costs ${}", calc(EMBED_T4, "api_cost_usd"), ".2f", which=1),
     Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "weights_gb"), ".2f"),
     Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "gradients_gb"), ".2f", which=1),
     Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "optimizer_state_gb"), ".2f", which=2),
@@ -403,17 +403,80 @@ FIGURES: list[Figure] = [
     Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_LINK, "time_to_first_token_ms"), ",.1f", which=2),
     Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_H100, "decode_tokens_per_s"), ".2f", which=3),
     Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(API_DAY, "api_cost_usd"), ".2f", which=4),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("cpu-server", "hours_needed"), ".4f"),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("t4", "hours_needed"), ".4f", which=1),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("cpu-server", "cost_usd"), ".2f", which=2),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("t4", "cost_usd"), ".2f", which=3),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", embedding_job("t4", "api_cost_usd"), ".2f", which=4),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_CPU, "hours_needed"), ".2f"),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "hours_needed"), ".4f", which=1),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_CPU, "cost_usd"), ".2f", which=2),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "cost_usd"), ".2f", which=3),
+    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "api_cost_usd"), ".2f", which=4),
     Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "total_gb"), ".2f"),
     Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "hours_per_run"), ".3f", which=1),
     Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "cost_per_run_usd"), ".2f", which=2),
     Figure(Q8, "expected_value = {}", calc(LORA, "cost_per_run_usd"), ".2f", after='key = "lora-run-cost"'),
     Figure(Q8, "times ${} \\\nan hour", catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
+    # The comparison of paths
+    Figure(W7, "it recommends the managed API at ${} a day", option(CHAT_PATHS, "managed-api", "cost_usd"), ".2f"),
+    Figure(W7, "is 4 × NVIDIA T4 at ${} a day", option(CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
+    Figure(W7, "for it is about {} requests a day", PATHS_BREAK_EVEN, ",.0f"),
+    Figure(W8, "(4 × NVIDIA T4 at ${} a day", option(CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
+    Figure(W8, "and {} for the cheapest self-hosted path", PATHS_BREAK_EVEN, ",.0f"),
+    Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(EMBED_PATHS, "t4", "cost_usd"), ".2f"),
+    Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(EMBED_PATHS, "cpu-server", "cost_usd"), ".2f", which=1),
+    # Spec-sheet figures the lessons quote from the catalogue
+    Figure(W6, "- L4 ({} dense bf16 TFLOPS)", catalogue("l4", "dense_bf16_tflops"), ".0f"),
+    Figure(W6, "- A10G ({} TFLOPS)", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
+    Figure(W6, "- H100 SXM ({} TFLOPS)", catalogue("h100-sxm", "dense_bf16_tflops"), ".0f"),
+    Figure(W6, "because the {} GB of\nweights are read once", calc(CHAT_H100, "weights_gb"), ".0f"),
+    Figure(W8, "a **T4** ({} dense TFLOPS)", catalogue("t4", "dense_bf16_tflops"), ".0f"),
+    Figure(W4, "H100 reports {} GiB", catalogue("h100-sxm", "usable_memory_gib"), ".1f"),
+    # 04: the course source's planning function, run by the calculator's link
+    Figure(W4, "'rough_max_active_users': {}}`", calc(PLANNING, "max_active_users"), "d"),
+    Figure(W4, "24 − 14 − 3 leaves\n{} GB for the KV cache", calc(PLANNING, "available_for_cache_gb"), ".0f"),
 ]  # fmt: skip
+
+# Judgements the lessons state in words: the sentence must be there and the engine must agree.
+Claim = tuple[str, str, Callable[[], bool]]
+
+
+def burst_ms(query: str) -> float:
+    return float(calculator(query + BURST)["time_to_first_token_ms"])
+
+
+def gap(one: str) -> float:
+    return float(calculator(one)["decode_tokens_per_s_upper_bound"]) / float(
+        calculator(one)["decode_tokens_per_s"]
+    )
+
+
+CLAIMS: list[Claim] = [
+    (W6, "a 70B model\nat bf16 needs four 80 GB GPUs", lambda: not calculator(SEVENTY_B_TP + "&tensor_parallel=2")["fits"] and calculator(SEVENTY_B_TP + "&tensor_parallel=4")["fits"]),
+    (W6, "the A10G decodes about twice as fast as the L4", lambda: 1.5 < ratio(calc(ONE_A10G, "decode_tokens_per_s"), calc(ONE_L4, "decode_tokens_per_s"))() < 2.5),
+    (W6, "but\nprefills more slowly", lambda: calculator(ONE_A10G + PROMPT)["time_to_first_token_ms"] > calculator(ONE_L4 + PROMPT)["time_to_first_token_ms"]),
+    (W6, "the burst breaks the promise on both smaller cards", lambda: min(burst_ms(CHAT_L4), burst_ms(CHAT_A10G)) > 2000 > burst_ms(CHAT_H100)),
+    (W6, "the gap is widest on the fastest GPU", lambda: gap(ONE_H100) > max(gap(ONE_L4), gap(ONE_A10G))),
+    (W6, "not 2", lambda: ratio(calc(CHAT_H100_TP2, "decode_tokens_per_s"), calc(CHAT_H100, "decode_tokens_per_s"))() < 1.9),
+    (W7, "The cheapest hour (the L4) gives the dearest token", lambda: calculator(L4_THREE)["cost_per_million_output_tokens_usd"] > calculator(A100)["cost_per_million_output_tokens_usd"] > calculator(CHAT_H100)["cost_per_million_output_tokens_usd"]),
+    (W8, "one **H100 SXM** keeps", lambda: calculator(CHAT_H100)["fits"] and not calculator(CHAT_L4)["fits"] and not calculator(L4_FP8)["fits"]),
+    (W8, "It does not fit one 80 GB GPU", lambda: not calculator(FULL)["fits"] and calculator(FULL_4)["fits"]),
+    (W8, "one H100 (or one A100 80GB) is enough", lambda: calculator(LORA)["fits"] and calculator(LORA.replace("h100-sxm", "a100-80gb"))["fits"]),
+    (W8, "it fits a 24 GB L4", lambda: calculator(QLORA_L4)["fits"]),
+    (W8, "well inside the window", lambda: calc(EMBED_CPU, "hours_needed")() < 2),
+    (W8, "a spot T4\nis the cheapest", lambda: calc(EMBED_T4, "cost_usd")() < min(calc(EMBED_T4, "api_cost_usd")(), calc(EMBED_CPU, "cost_usd")())),
+    (W8, "a CPU\nserver manages more than twice that", lambda: calc(EMBED_CPU, "items_per_s_per_worker")() > 2 * calculator(EMBED_WINDOW)["required_items_per_s"]),
+    (W8, "The cheapest run is not on the cheapest GPU", lambda: calculator(LORA)["cost_per_run_usd"] < calculator(QLORA_L4)["cost_per_run_usd"]),
+    (W7, "it recommends the managed API", lambda: comparison(CHAT_PATHS)["recommended"]["path"] == "managed_api"),
+    (W7, "The cheapest\nself-hosted option that meets the card is 4 × NVIDIA T4", lambda: comparison(CHAT_PATHS)["runner_up"]["accelerator"] == "t4" and comparison(CHAT_PATHS)["runner_up"]["count"] == 4),
+    (W8, "a spot T4\nis the cheapest, and the comparison of paths recommends it", lambda: comparison(EMBED_PATHS)["recommended"]["accelerator"] == "t4"),
+    (W7, "far less than the", lambda: calculator(API_DAY)["api_cost_usd"] < H100_DAY()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=[f"{c[0]}:{c[1][:40]}" for c in CLAIMS])
+def test_lesson_judgement_holds_in_the_engine(claim: Claim) -> None:
+    """A judgement the lesson states (fits, cheaper, slower) is what the engine gives today."""
+    file, text, holds = claim
+    words = " ".join(text.split())
+    assert words in " ".join((LESSONS / file).read_text().split()), f"{file}: {text!r} is gone"
+    assert holds(), f"{file}: the engine no longer agrees that {text!r}"
 
 
 def _pattern(figure: Figure) -> re.Pattern[str]:
