@@ -30,6 +30,14 @@ NIM_PERF = (
     "NVIDIA NIM LLM benchmarking, Performance (Llama-3.3-70b-instruct, NIM 1.8.0, 2 x H100 80G, "
     "fp8 TP2), docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance"
 )
+TRTLLM_H200 = (
+    "TensorRT-LLM blog, H200 achieves nearly 12,000 tokens/sec on Llama2-13B (v0.5.0, FP8), "
+    "github.com/NVIDIA/TensorRT-LLM/blob/1555478c1b417a0b34de05209862ea5a2ab9add1/docs/source/blogs/H200launch.md"
+)
+TRTLLM_H100_A100 = (
+    "TensorRT-LLM blog, H100 has 4.6x A100 performance (v0.5.0; H100 FP8, A100 FP16, TP1), "
+    "github.com/NVIDIA/TensorRT-LLM/blob/15ed78097ea2c14b3831ca017935a32dec54476e/docs/source/blogs/H100vsA100.md"
+)
 LLAMACPP_PR = (
     "llama.cpp PR 15802 (CUDA: fastdiv, launch bounds for mmvq + q8_1 quant), llama-bench pp512 "
     "at micro-batch 1-8, master column, github.com/ggml-org/llama.cpp/pull/15802"
@@ -39,6 +47,35 @@ LLAMACPP_PR = (
 RTX_3090_SPEED = replace(RTX_3090, memory_bandwidth_gb_s=936, dense_bf16_tflops=71)
 LLAMA_33_70B = CAT.model("llama-3.3-70b")
 LLAMA_3_8B = CAT.model("llama-3.1-8b")
+LLAMA_2_13B = replace(
+    LLAMA_2_7B,
+    id="llama-2-13b",
+    name="Llama 2 13B",
+    params_b=13.02,
+    layers=40,
+    hidden_size=5120,
+    attention_heads=40,
+    kv_heads=40,
+    intermediate_size=13824,
+    source="https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
+)
+# GPT-J 6B (EleutherAI/gpt-j-6b config.json: n_layer 28, n_embd 4096, n_head 16, head 256,
+# vocab 50,400; 6,053,381,344 parameters).
+GPT_J_6B = ModelSpec(
+    id="gpt-j-6b",
+    name="GPT-J 6B",
+    params_b=6.05,
+    layers=28,
+    hidden_size=4096,
+    attention_heads=16,
+    kv_heads=16,
+    head_dim=256,
+    intermediate_size=16384,
+    max_context_tokens=2048,
+    release_precision="fp16",
+    vocab_size=50400,
+    source="https://huggingface.co/EleutherAI/gpt-j-6b/blob/main/config.json",
+)
 # llama-bench lists "llama 8B Q4_0, 4.33 GiB": 4.33 x 2^30 bytes = 4.649 GB.
 Q4_0_8B_GB = 4.649
 
@@ -79,10 +116,10 @@ def _trt(
     output: int,
     aggregate: float,
     role: str = "check",
-    per_gpu: bool = True,
+    source: str = TRTLLM_PERF,
 ) -> Run:
     precision = "bf16" if gpu.startswith("a100") else "fp8"
-    version = "0.5" if gpu == "l40s" else "0.6.1"
+    version = "0.6.1" if source == TRTLLM_PERF and gpu != "l40s" else "0.5"
     return Run(
         label,
         role,
@@ -96,8 +133,8 @@ def _trt(
         batch,
         prompt,
         output,
-        TRTLLM_PERF,
-        aggregate=aggregate * tp if per_gpu else aggregate,
+        source,
+        aggregate=aggregate * tp,
         note="" if tp == 1 else "table lists tokens/s per GPU",
     )
 
@@ -153,6 +190,44 @@ def _nim(
         aggregate=throughput,
         ttft_ms=ttft,
         note="fp8 KV cache assumed (NIM's fp8 profiles)",
+    )
+
+
+def _trt_blog(
+    label: str,
+    gpu: str,
+    model: ModelSpec,
+    tp: int,
+    batch: int,
+    prompt: int,
+    output: int,
+    source: str,
+    *,
+    aggregate: float | None = None,
+    per_stream: float | None = None,
+    ttft: float | None = None,
+    role: str = "check",
+    note: str = "",
+) -> Run:
+    precision = "bf16" if gpu.startswith("a100") else "fp8"
+    return Run(
+        label,
+        role,
+        "static" if batch > 1 else "single",
+        gpu,
+        model,
+        tp,
+        precision,
+        precision,
+        "TensorRT-LLM 0.5.0 gptSessionBenchmark",
+        batch,
+        prompt,
+        output,
+        source,
+        per_stream=per_stream,
+        aggregate=aggregate,
+        ttft_ms=ttft,
+        note=note,
     )
 
 
@@ -228,6 +303,137 @@ RUNS: tuple[Run, ...] = (
     _nim("NIM H100 TP2 Llama-3.3-70B c5 5000/500", 5, 5000, 500, 546.7, 21.83, 218.48),
     _nim("NIM H100 TP2 Llama-3.3-70B c25 5000/500", 25, 5000, 500, 688.69, 38.75, 623.4),
     _nim("NIM H100 TP2 Llama-3.3-70B c50 5000/500", 50, 5000, 500, 834.51, 59.73, 814.37),
+    # TensorRT-LLM 0.5.0 on an H200, FP8 (tokens/s per GPU in the blog's table).
+    _trt(
+        "TRT H200 Llama-2-13B b1024 128/128",
+        "h200",
+        LLAMA_2_13B,
+        1,
+        1024,
+        128,
+        128,
+        11819,
+        source=TRTLLM_H200,
+    ),
+    _trt(
+        "TRT H200 Llama-2-13B b128 128/2048",
+        "h200",
+        LLAMA_2_13B,
+        1,
+        128,
+        128,
+        2048,
+        4750,
+        source=TRTLLM_H200,
+    ),
+    _trt(
+        "TRT H200 Llama-2-13B b64 2048/128",
+        "h200",
+        LLAMA_2_13B,
+        1,
+        64,
+        2048,
+        128,
+        1349,
+        source=TRTLLM_H200,
+    ),
+    _trt(
+        "TRT H200 Llama-2-70B b512 128/128",
+        "h200",
+        LLAMA_2_70B,
+        1,
+        512,
+        128,
+        128,
+        3014,
+        source=TRTLLM_H200,
+    ),
+    _trt(
+        "TRT H200 Llama-2-70B TP2 b512 128/2048",
+        "h200",
+        LLAMA_2_70B,
+        2,
+        512,
+        128,
+        2048,
+        1654,
+        source=TRTLLM_H200,
+    ),
+    _trt(
+        "TRT H200 Llama-2-70B b64 2048/128",
+        "h200",
+        LLAMA_2_70B,
+        1,
+        64,
+        2048,
+        128,
+        341,
+        source=TRTLLM_H200,
+    ),
+    _trt(
+        "TRT H200 Llama-2-70B b32 2048/128",
+        "h200",
+        LLAMA_2_70B,
+        1,
+        32,
+        2048,
+        128,
+        303,
+        source=TRTLLM_H200,
+    ),
+    # TensorRT-LLM 0.5.0, GPT-J 6B on one H100 (FP8) and one A100 (FP16): batch 1 and 64.
+    _trt_blog(
+        "TRT H100 GPT-J b1 128",
+        "h100-sxm",
+        GPT_J_6B,
+        1,
+        1,
+        128,
+        128,
+        TRTLLM_H100_A100,
+        per_stream=185,
+        ttft=7.1,
+        note="output length not given (128 assumed: the batch-64 row's)",
+    ),
+    _trt_blog(
+        "TRT A100 GPT-J b1 128",
+        "a100-80gb",
+        GPT_J_6B,
+        1,
+        1,
+        128,
+        128,
+        TRTLLM_H100_A100,
+        per_stream=111,
+        ttft=12.5,
+        note="output length not given (128 assumed: the batch-64 row's)",
+    ),
+    _trt_blog(
+        "TRT H100 GPT-J b64 128/128",
+        "h100-sxm",
+        GPT_J_6B,
+        1,
+        64,
+        128,
+        128,
+        TRTLLM_H100_A100,
+        aggregate=10907,
+        ttft=102,
+        note="first token of a batch prefilled together",
+    ),
+    _trt_blog(
+        "TRT A100 GPT-J b64 128/128",
+        "a100-80gb",
+        GPT_J_6B,
+        1,
+        64,
+        128,
+        128,
+        TRTLLM_H100_A100,
+        aggregate=3679,
+        ttft=481,
+        note="first token of a batch prefilled together",
+    ),
     # llama.cpp, Llama 3 8B Q4_0 on one RTX 3090, micro-batches 1-8.
     _llamacpp("llama.cpp RTX 3090 Llama-3-8B Q4_0 ub1", 1, 155.02, "fit"),
     _llamacpp("llama.cpp RTX 3090 Llama-3-8B Q4_0 ub2", 2, 277.36),

@@ -91,14 +91,16 @@ def _closed_loop(run: Run) -> ServingEstimate:
     return est
 
 
-def _static_aggregate(run: Run, decode: ServingEstimate) -> float | None:
-    """batch x output ÷ (one batched prefill of batch x prompt tokens + output x step)."""
+def _static(run: Run, decode: ServingEstimate) -> tuple[float | None, float | None]:
+    """(aggregate, first token ms) of a static batch: one batched prefill of batch x prompt
+    tokens (every first token comes at its end), then output steps; aggregate = batch x output
+    ÷ (prefill + output x step)."""
     prefill = _estimate(run, batch=1, prompt=run.batch * run.prompt)
     if decode.decode_tokens_per_s is None or prefill.time_to_first_token_ms is None:
-        return None
+        return None, None
     prefill_s = Fraction(str(prefill.time_to_first_token_ms)) / 1000 - FIRST_TOKEN_FIXED_S
     total = prefill_s + Fraction(run.output) / Fraction(str(decode.decode_tokens_per_s))
-    return float(run.batch * run.output / total)
+    return float(run.batch * run.output / total), prefill.time_to_first_token_ms
 
 
 def compare(run: Run) -> list[Comparison]:
@@ -118,11 +120,13 @@ def compare(run: Run) -> list[Comparison]:
                 est.decode_tokens_per_s_upper_bound,
             )
         )
-    aggregate = _static_aggregate(run, est) if run.mode == "static" else est.aggregate_tokens_per_s
+    aggregate, ttft = est.aggregate_tokens_per_s, est.time_to_first_token_ms
+    if run.mode == "static":
+        aggregate, ttft = _static(run, est)
     if run.aggregate is not None and aggregate is not None:
         out.append(Comparison("aggregate", aggregate, run.aggregate))
-    if run.ttft_ms is not None and est.time_to_first_token_ms is not None:
-        out.append(Comparison("ttft", est.time_to_first_token_ms, run.ttft_ms))
+    if run.ttft_ms is not None and ttft is not None:
+        out.append(Comparison("ttft", ttft, run.ttft_ms))
     return out
 
 

@@ -252,15 +252,16 @@ def _all_reduce_terms(
         )
         return Fraction(0), Fraction(0)
     count = sm.ALL_REDUCES_PER_LAYER * shape.layers
-    latency = count * sm.all_reduce_latency(acc)
+    latency = count * sm.all_reduce_latency(acc, n)
     one_token = count * (
-        sm.all_reduce_seconds(acc, 1, shape.hidden, n) - sm.all_reduce_latency(acc)
+        sm.all_reduce_seconds(acc, 1, shape.hidden, n) - sm.all_reduce_latency(acc, n)
     )
     link = sm.link_bytes_per_s(acc) / BYTES_PER_GB
     trail.formula(
         "Tensor-parallel all-reduces per step",
-        "2 × layers × (latency + 2(N−1)/N × tokens × hidden × 2 bytes ÷ link bandwidth)",
-        f"2 × {shape.layers} × ({num(sm.all_reduce_latency(acc) * 10**6, 1)} µs + "
+        "2 × layers × (2⌈log₂ N⌉ steps × step latency + 2(N−1)/N × tokens × hidden × 2 bytes ÷ "
+        "link bandwidth)",
+        f"2 × {shape.layers} × ({num(sm.all_reduce_latency(acc, n) * 10**6, 1)} µs + "
         f"{num(Fraction(2 * (n - 1), n), 2)} × tokens × {whole(shape.hidden)} × 2 bytes ÷ {num(link)} GB/s)"
         f" = {num(latency * 1000, 2)} ms + {num(one_token * 10**6, 2)} µs per token",
     )

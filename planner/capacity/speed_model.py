@@ -18,14 +18,14 @@ from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
 # Achieved share of the datasheet memory bandwidth while decoding ("model bandwidth utilisation",
 # Databricks, "LLM Inference Performance Engineering: Best Practices", 2023: well below 100 % even
 # at batch 1), by device class and by how the weights are stored. Fitted on the fit rows of
-# bench/_speed_published.py (NIM / TensorRT-LLM on H100, llama.cpp on RTX 3090: 0.72-0.82 of
+# bench/_speed_published.py (NIM / TensorRT-LLM on H100, llama.cpp on RTX 3090: 0.75-0.82 of
 # peak); 8-bit weights carry scales and block-quantised 4-bit weights (AWQ, GPTQ, GGUF Q4_0)
 # unpack in the kernel, so they stream a little less. TPUs and CPUs (STREAM sustains 70-80 % of
 # a DDR5 server's peak; llama.cpp decode reaches less) are set lower, unfitted: no run here.
 BANDWIDTH_EFFICIENCY: Final[dict[tuple[str, str], Fraction]] = {
     ("gpu", "16-bit"): Fraction(80, 100),
     ("gpu", "8-bit"): Fraction(75, 100),
-    ("gpu", "4-bit"): Fraction(72, 100),
+    ("gpu", "4-bit"): Fraction(75, 100),
     ("tpu", "16-bit"): Fraction(70, 100),
     ("tpu", "8-bit"): Fraction(65, 100),
     ("tpu", "4-bit"): Fraction(60, 100),
@@ -53,22 +53,25 @@ ACHIEVED_MFU: Final[dict[tuple[str, str], Fraction]] = {
 # reaches about 40 % of it (ACHIEVED_MFU above). Indicative: a Xeon with AMX tiles peaks higher.
 CPU_DENSE_BF16_TFLOPS: Final = Fraction(147, 10)
 # Per decode step, whatever the batch: the scheduler, sampling and the kernel launches that CUDA
-# graphs do not remove. Fitted on NIM's single-stream Llama 3.3 70B TP2 run (18.91 ms a token, of
-# which the weights and all-reduces explain ~17.5 ms) and llama.cpp's micro-batch-1 run, which
-# allow 0-2 ms; 1 ms keeps both within 25 % (bench/_speed_published.py).
-DECODE_STEP_FIXED_S: Final = Fraction(1, 1000)
+# graphs do not remove. NIM's single-stream Llama 3.3 70B TP2 run (18.91 ms a token, of which the
+# weights and all-reduces explain ~17 ms) allows ~1.5 ms; llama.cpp's micro-batch-1 run (6.45 ms,
+# 4.65 GB of weights on a 936 GB/s card) allows less, vLLM's Python scheduler more: 1.5 ms keeps
+# both fit rows within 25 % (bench/_speed_published.py).
+DECODE_STEP_FIXED_S: Final = Fraction(15, 10000)
 # Per request before its first token: HTTP, tokenising, scheduling, detokenising. NIM's
 # single-stream first tokens (47.8 ms for a 500-token prompt on 2 H100s) sit above their prefill;
 # in-process TensorRT-LLM runs (no HTTP) come out 1.2-1.9x slow with it, still within 2x.
 FIRST_TOKEN_FIXED_S: Final = Fraction(8, 1000)
-# One all-reduce of a small message, by link: a one-shot custom all-reduce over NVLink takes
-# ~10-20 us (vLLM PR 2192 "custom all reduce kernels"; NCCL's NVLink latency in nccl-tests is
-# ~15 us at 8 kB), a PCIe ring ~40 us (nccl-tests on PCIe Gen4 hosts), TPU ICI ~10 us (Pope et
-# al. 2022, section 3.1). Fitted on the tensor-parallel fit rows of the bench.
-ALL_REDUCE_LATENCY_S: Final[dict[str, Fraction]] = {
-    "nvlink": Fraction(15, 10**6),
-    "pcie": Fraction(40, 10**6),
-    "ici": Fraction(10, 10**6),
+# Latency of one step of a small-message all-reduce, by link. Small messages go by recursive
+# doubling or a tree: 2 x ⌈log2 N⌉ steps (the alpha-beta model, Thakur, Rabenseifner & Gropp 2005,
+# "Optimization of Collective Communication Operations in MPICH"), so two GPUs pay 2 steps, four 4,
+# eight 6. Two GPUs: 15 us over NVLink (nccl-tests' small-message all-reduce latency on NVLink is
+# ~10-20 us; vLLM PR 2192's custom all-reduce is of that order), 40 us over PCIe, 10 us over TPU
+# ICI (Pope et al. 2022). Fitted on NIM's single-stream TP2 run.
+ALL_REDUCE_STEP_LATENCY_S: Final[dict[str, Fraction]] = {
+    "nvlink": Fraction(75, 10**7),
+    "pcie": Fraction(20, 10**6),
+    "ici": Fraction(5, 10**6),
 }
 ALL_REDUCES_PER_LAYER: Final = (
     2  # after attention and after the MLP (Megatron-LM, Shoeybi et al. 2019)
@@ -158,9 +161,11 @@ def forward_tokens_per_s(
     return tensor_parallel * flops / (2 * count)
 
 
-def all_reduce_latency(acc: Accelerator | None) -> Fraction:
+def all_reduce_latency(acc: Accelerator | None, n: int) -> Fraction:
+    """2 x ⌈log2 N⌉ steps of the link's latency; 0 on one device."""
     link = acc.interconnect if acc is not None and acc.interconnect else "pcie"
-    return ALL_REDUCE_LATENCY_S.get(link, ALL_REDUCE_LATENCY_S["pcie"])
+    step = ALL_REDUCE_STEP_LATENCY_S.get(link, ALL_REDUCE_STEP_LATENCY_S["pcie"])
+    return 2 * (n - 1).bit_length() * step if n > 1 else Fraction(0)
 
 
 def link_bytes_per_s(acc: Accelerator | None) -> Fraction:
@@ -170,12 +175,12 @@ def link_bytes_per_s(acc: Accelerator | None) -> Fraction:
 
 
 def all_reduce_seconds(acc: Accelerator | None, tokens: int, hidden: int, n: int) -> Fraction:
-    """One ring all-reduce of tokens x hidden activations over n devices: latency + 2(n-1)/n x
+    """One all-reduce of tokens x hidden activations over n devices: the latency + 2(n-1)/n x
     bytes ÷ link bandwidth (Patarasuk & Yuan 2009, the bandwidth-optimal ring)."""
     if n <= 1:
         return Fraction(0)
     moved = Fraction(2 * (n - 1), n) * tokens * hidden * ACTIVATION_BYTES
-    return all_reduce_latency(acc) + moved / link_bytes_per_s(acc)
+    return all_reduce_latency(acc, n) + moved / link_bytes_per_s(acc)
 
 
 def moe_experts(spec: ModelSpec | None) -> tuple[int, int] | None:

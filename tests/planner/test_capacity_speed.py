@@ -16,6 +16,7 @@ from planner.capacity import (
     estimate_serving,
 )
 from planner.capacity.speed_model import (
+    all_reduce_latency,
     experts_read,
     forward_tokens_per_s,
     speed_curve_batches,
@@ -39,7 +40,8 @@ def run(gpu: str, model: str, **kwargs: object) -> ServingEstimate:
 def test_decode_step_adds_memory_compute_and_a_fixed_cost() -> None:
     """Llama 3.1 8B bf16 on an H100 SXM, 20 streams at 1,000 + 500 ÷ 2 = 1,250 tokens of KV:
     (16.06 GB + 20 × 131,072 × 1,250 bytes) ÷ (3,350 × 0.8 GB/s) = 7.215 ms, + 20 × 2 × 8.03e9 ÷
-    (989 TFLOPS × 0.65) = 0.500 ms, + 1 ms fixed = 8.715 ms: 114.7 tokens/s a stream, 2,295 in all."""
+    (989 TFLOPS × 0.65) = 0.500 ms, + 1.5 ms fixed = 9.215 ms: 108.5 tokens/s a stream, 2,170 in
+    all."""
     est = run(
         "h100-sxm",
         "llama-3.1-8b",
@@ -50,7 +52,7 @@ def test_decode_step_adds_memory_compute_and_a_fixed_cost() -> None:
     )
     memory = (16.06e9 + 20 * 131_072 * 1250) / (3350e9 * 0.8)
     compute = 20 * 2 * 8.03e9 / (989e12 * 0.65)
-    step = memory + compute + 0.001
+    step = memory + compute + 0.0015
     assert est.decode_tokens_per_s == pytest.approx(1 / step, abs=0.01)
     assert est.aggregate_tokens_per_s == pytest.approx(20 / step, abs=0.1)
     # The bound keeps 100 % of the bandwidth and no fixed cost, with the same mean-context KV.
@@ -65,14 +67,14 @@ def test_decode_step_adds_memory_compute_and_a_fixed_cost() -> None:
 def test_kv_at_the_full_context_without_prompt_and_output() -> None:
     """Without the lengths every stream is charged its whole 8,192-token context."""
     est = run("h100-sxm", "llama-3.1-8b", context_tokens=8192, users=1)
-    step = (16.06e9 + 131_072 * 8192) / (3350e9 * 0.8) + 2 * 8.03e9 / (989e12 * 0.65) + 0.001
+    step = (16.06e9 + 131_072 * 8192) / (3350e9 * 0.8) + 2 * 8.03e9 / (989e12 * 0.65) + 0.0015
     assert est.decode_tokens_per_s == pytest.approx(1 / step, abs=0.01)
 
 
 def test_tensor_parallel_pays_two_all_reduces_per_layer() -> None:
     """Llama 3.1 70B fp8 on 2 H100s (NVLink, 450 GB/s each way), one stream, KV at 1,500 tokens:
-    weights 70.6 GB ÷ 2 at 0.75 of 3,350 GB/s, + 2 × 80 all-reduces of 15 µs + 8,192 × 2 bytes ×
-    2(2−1)/2 ÷ 450 GB/s, + compute at 0.5 of 1,979 TFLOPS, + 1 ms."""
+    weights 70.6 GB ÷ 2 at 0.75 of 3,350 GB/s, + 2 × 80 all-reduces of 2 steps of 7.5 µs
+    + 8,192 × 2 bytes × 2(2−1)/2 ÷ 450 GB/s, + compute at 0.5 of 1,979 TFLOPS, + 1.5 ms."""
     est = run(
         "h100-sxm",
         "llama-3.1-70b",
@@ -87,21 +89,31 @@ def test_tensor_parallel_pays_two_all_reduces_per_layer() -> None:
     weights = est.weights_bytes / 2
     kv = 163_840 * 1500 / 2  # fp8 KV: 2 × 80 × 8 × 128 bytes a token, half on each GPU
     memory = (weights + kv) / (3350e9 * 0.75)
-    all_reduce = 160 * (15e-6 + 8192 * 2 / 450e9)
+    all_reduce = 160 * (2 * 7.5e-6 + 8192 * 2 / 450e9)
     compute = 2 * 70.6e9 / 2 / (1979e12 * 0.5)
-    expected = 1 / (memory + all_reduce + compute + 0.001)
+    expected = 1 / (memory + all_reduce + compute + 0.0015)
     assert est.decode_tokens_per_s == pytest.approx(expected, rel=1e-4)
     assert any(f.label == "Tensor-parallel all-reduces per step" for f in est.formulas)
 
 
 def test_pcie_all_reduces_cost_more_than_nvlink() -> None:
-    """The same split over PCIe (L40S, 40 µs an all-reduce) loses more to the all-reduces."""
+    """The same split over PCIe (L40S, 2 ring steps of 20 µs an all-reduce) loses more to them."""
     kwargs = {"tensor_parallel": 2, "context_tokens": 2048, "users": 1, "weight_precision": "fp8"}
     one = run("l40s", "llama-3.1-8b", **{**kwargs, "tensor_parallel": 1})
     two = run("l40s", "llama-3.1-8b", **kwargs)
     assert one.decode_tokens_per_s and two.decode_tokens_per_s
     # 2 × 32 layers × 40 µs = 2.56 ms of latency added to a step of ~12 ms, halved weights.
     assert two.decode_tokens_per_s / one.decode_tokens_per_s < 1.6
+
+
+def test_all_reduce_latency_grows_with_the_ring() -> None:
+    """2⌈log₂ N⌉ steps: four GPUs pay twice two GPUs' latency, eight three times."""
+    h100 = CAT.accelerator("h100-sxm")
+    assert all_reduce_latency(h100, 1) == 0
+    assert all_reduce_latency(h100, 2) == Fraction(15, 10**6)
+    assert all_reduce_latency(h100, 4) == 2 * all_reduce_latency(h100, 2)
+    assert all_reduce_latency(h100, 8) == 3 * all_reduce_latency(h100, 2)
+    assert all_reduce_latency(CAT.accelerator("l40s"), 2) == Fraction(40, 10**6)
 
 
 def test_moe_reads_active_experts_at_batch_1_and_all_as_the_batch_grows() -> None:
