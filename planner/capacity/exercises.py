@@ -500,6 +500,8 @@ def _nudged(variable: Variable, value: int | Decimal, up: bool) -> int | Decimal
 
 
 def _sensitivity(exercise: Exercise, values: Values, answer: float) -> tuple[str | None, float]:
+    """The numeric input whose ±10 % moves the answer most, and the relative move. A whole
+    number that had to move by more (4 KV heads → 5) is scaled back to a 10 % move."""
     best: tuple[str | None, float] = (None, 0.0)
     for name in sorted(values):
         variable = VARIABLES[name]
@@ -514,6 +516,8 @@ def _sensitivity(exercise: Exercise, values: Values, answer: float) -> tuple[str
             except CapacityInputError:
                 continue
             change = abs(other - answer) / abs(answer) if answer else abs(other)
+            moved_by = abs(Decimal(moved) - values[name]) / abs(Decimal(values[name]))
+            change *= float(SENSITIVITY_STEP / moved_by) if moved_by else 1.0
             if change > best[1] or best[0] is None:
                 best = (name, change)
     return best

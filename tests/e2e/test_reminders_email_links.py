@@ -10,9 +10,11 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
-from quizzes.models import ReviewLog
+from quizzes.calculated import schedule_problem
+from quizzes.models import RecallSchedule, ReviewLog
 from reminders.scan import digests_scan
 from tests.conftest import ARTIFACTS
+from tests.quizzes.calculated_factories import calculated_due
 from tests.reminders.factories import learner_due
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -51,4 +53,38 @@ def test_prompt_then_unsubscribe_from_the_email(page, live_server, settings) -> 
     page.get_by_role("heading", name="You are unsubscribed").wait_for()
     user.refresh_from_db()
     assert not user.reminders_enabled
+    assert not page.console_errors, page.console_errors
+
+
+def test_a_calculated_prompt_from_the_email_grades_the_draw_it_showed(
+    page, live_server, settings
+) -> None:  # type: ignore[no-untyped-def]
+    """The digest shows the numbers drawn for its learner; the prompt page shows the same ones,
+    takes a number typed with the keyboard and grades it against that draw, at phone width."""
+    settings.SITE_URL = live_server.url
+    _user, schedule = calculated_due()
+    problem = schedule_problem(RecallSchedule.objects.select_related("item").get(pk=schedule.pk))
+    digests_scan(now=timezone.now())
+    body = mail.outbox[0].body
+    assert " ".join(problem.prompt.split()) in " ".join(body.split())
+    prompt_url = re.search(r"http://\S+/reminders/prompt/\S+/", body).group(0)
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(prompt_url)
+    assert " ".join(page.get_by_test_id("prompt-text").inner_text().split()) == " ".join(
+        problem.prompt.split()
+    )
+    page.get_by_test_id("prompt-value").focus()
+    page.keyboard.type(f"{problem.solution.answer / 2:g}")  # the factor 2 for K and V forgotten
+    page.get_by_role("button", name="Again").click()
+    page.get_by_test_id("prompt-verdict").wait_for()
+    assert "outside the tolerance" in page.get_by_test_id("prompt-verdict").inner_text()
+    assert page.get_by_test_id("worked-solution").is_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "reminders_calculated_prompt_375.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    log = ReviewLog.objects.get()
+    assert log.source == ReviewLog.Source.EMAIL
+    assert log.answer_value == pytest.approx(problem.solution.answer / 2)
+    assert log.expected_value == pytest.approx(problem.solution.answer)
     assert not page.console_errors, page.console_errors

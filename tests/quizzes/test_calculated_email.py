@@ -5,36 +5,17 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.core import mail
 from django.utils import timezone
 
-from accounts.models import User
-from home.services.content_import import course_import
 from quizzes.calculated import schedule_problem
-from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.models import RecallSchedule, ReviewLog
 from reminders.scan import digests_scan
-from tests.factories import EnrollmentFactory
-from tests.reminders.factories import learner_due
+from tests.quizzes.calculated_factories import calculated_due
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-COURSE = Path(__file__).resolve().parent / "calculated_course"
-
-
-def calculated_due(key: str = "kv-bytes") -> tuple[User, RecallSchedule]:
-    """A learner whose one due review card is the calculated item `key`."""
-    course = course_import(folder=COURSE).course
-    user = learner_due(due=timezone.now() - timedelta(hours=1), reminder_hour=0, day_start_hour=0)
-    EnrollmentFactory(course=course, user=user)
-    schedule = user.recall_schedules.get()
-    schedule.item = QuizItem.objects.get(key=key)
-    schedule.course = course
-    schedule.save()
-    return user, schedule
 
 
 def test_the_digest_shows_the_draw_and_its_prompt_page_grades_it(client, settings) -> None:
