@@ -60,19 +60,33 @@ def elapsed_days(previous: datetime, current: datetime) -> int:
     return (current - previous).days
 
 
-def samples_from_histories(histories: Iterable[Sequence[Review]]) -> list[Sample]:
-    """Every prefix of every history that the optimiser can learn from (it needs at least one
-    review a day or more after another), oldest last review first."""
+# A card's history gives a sample per review, each holding every review before it: a card
+# reviewed n times costs n^2 / 2 reviews. Past this many samples a card keeps evenly spaced
+# ones (its last always), so a card reviewed daily for years costs what a busy month does.
+MAX_SAMPLES_PER_CARD = 64
+
+
+def samples_from_histories(
+    histories: Iterable[Sequence[Review]], *, max_per_card: int | None = MAX_SAMPLES_PER_CARD
+) -> list[Sample]:
+    """The prefixes of every history that the optimiser can learn from (it needs at least one
+    review a day or more after another), at most `max_per_card` per card, oldest last review
+    first."""
     out: list[Sample] = []
     for history in histories:
         reviews: list[tuple[int, int]] = []
         previous: datetime | None = None
+        card: list[Sample] = []
         for review in history:
             delta = 0 if previous is None else elapsed_days(previous, review.at)
             reviews.append((review.rating, delta))
             previous = review.at
             if len(reviews) >= 2 and any(d > 0 for _, d in reviews):
-                out.append(Sample(reviews=tuple(reviews), at=review.at, long_term=delta > 0))
+                card.append(Sample(reviews=tuple(reviews), at=review.at, long_term=delta > 0))
+        if max_per_card is not None and len(card) > max_per_card:
+            step = len(card) / max_per_card
+            card = [card[len(card) - 1 - int(k * step)] for k in range(max_per_card)][::-1]
+        out += card
     out.sort(key=lambda s: s.at)
     return out
 
@@ -169,6 +183,25 @@ def memory_states(weights: Sequence[float], history: Sequence[Review]) -> list[t
         )
         previous = review.at
     states = rs.FSRS(list(weights)).historical_memory_states(_item(reviews))
+    return [(float(s.stability), float(s.difficulty)) for s in states]
+
+
+def last_memory_states(
+    weights: Sequence[float], histories: Sequence[Sequence[Review]]
+) -> list[tuple[float, float]]:
+    """(stability, difficulty) after the last review of each history, in one call of fsrs-rs
+    for the batch."""
+    items = []
+    for history in histories:
+        reviews: list[tuple[int, int]] = []
+        previous: datetime | None = None
+        for review in history:
+            reviews.append(
+                (review.rating, 0 if previous is None else elapsed_days(previous, review.at))
+            )
+            previous = review.at
+        items.append(_item(reviews))
+    states = rs.FSRS(list(weights)).memory_state_batch(items)
     return [(float(s.stability), float(s.difficulty)) for s in states]
 
 

@@ -27,9 +27,7 @@ _PASSED = Q(rating__gt=ReviewLog.Rating.AGAIN)
 def rolled_up_to() -> datetime | None:
     """The rollup's watermark (None: it never ran, and every figure comes from the logs).
     One query."""
-    return (
-        ReviewRollupWatermark.objects.filter(pk=1).values_list("rolled_up_to", flat=True).first()
-    )
+    return ReviewRollupWatermark.objects.filter(pk=1).values_list("rolled_up_to", flat=True).first()
 
 
 def tail_logs(*, mark: datetime | None) -> QuerySet[ReviewLog]:
@@ -113,7 +111,9 @@ def weekly_review_rates(
     if mark is None or mark < since:
         logs = logs.filter(reviewed_at__gte=since)
     tail = (
-        logs.annotate(week=TruncWeek(TruncDate("reviewed_at", tzinfo=UTC), output_field=DateField()))
+        logs.annotate(
+            week=TruncWeek(TruncDate("reviewed_at", tzinfo=UTC), output_field=DateField())
+        )
         .order_by()
         .values("week")
         .annotate(n=Count("id"), passed=Count("id", filter=_PASSED))
@@ -142,7 +142,9 @@ def schedule_counts(*, items: Q, mark: datetime | None) -> dict[int, tuple[int, 
     """Learners with a schedule of each item and how many of those are leeches: counted by the
     last rollup (live from the schedules before the first). One query."""
     if mark is not None:
-        rows = ItemScheduleCounts.objects.filter(items).values_list("item_id", "learners", "leeches")
+        rows = ItemScheduleCounts.objects.filter(items).values_list(
+            "item_id", "learners", "leeches"
+        )
     else:
         rows = (
             RecallSchedule.objects.filter(items)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from courses.models import Course
@@ -171,14 +171,41 @@ def schedules_recompute_memory(*, course: Course, learner_id: int | None) -> int
     updated = 0
     ids = [learner_id] if learner_id is not None else None
     for histories in review_history_batches(course=course, learner_ids=ids):
-        with transaction.atomic():
-            for (learner, item), history in histories.items():
-                if learner in personal:
-                    continue
-                stability, difficulty = opt.memory_states(scheduling.weights, history)[-1]
-                updated += RecallSchedule.objects.filter(
-                    learner_id=learner, item_id=item, reps=len(history)
-                ).update(stability=stability, difficulty=difficulty)
+        cards = [(key, h) for key, h in histories.items() if key[0] not in personal]
+        states = opt.last_memory_states(scheduling.weights, [h for _, h in cards])
+        rows = [
+            (learner, item, len(history), stability, difficulty)
+            for ((learner, item), history), (stability, difficulty) in zip(
+                cards, states, strict=True
+            )
+        ]
+        updated += _memory_states_write(rows)
+    return updated
+
+
+def _memory_states_write(rows: list[tuple[int, int, int, float, float]]) -> int:
+    """Write (learner, item, reps, stability, difficulty) to each schedule whose reps still
+    match: one statement per batch on PostgreSQL, one per card elsewhere."""
+    if not rows:
+        return 0
+    if connection.vendor == "postgresql":
+        columns = list(zip(*rows, strict=True))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE quizzes_recallschedule s SET stability = v.stability, "
+                "difficulty = v.difficulty FROM (SELECT unnest(%s::bigint[]) AS learner, "
+                "unnest(%s::bigint[]) AS item, unnest(%s::integer[]) AS reps, "
+                "unnest(%s::float8[]) AS stability, unnest(%s::float8[]) AS difficulty) v "
+                "WHERE s.learner_id = v.learner AND s.item_id = v.item AND s.reps = v.reps",
+                [list(c) for c in columns],
+            )
+            return max(cursor.rowcount, 0)
+    updated = 0
+    with transaction.atomic():
+        for learner, item, reps, stability, difficulty in rows:
+            updated += RecallSchedule.objects.filter(
+                learner_id=learner, item_id=item, reps=reps
+            ).update(stability=stability, difficulty=difficulty)
     return updated
 
 

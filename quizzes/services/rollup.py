@@ -142,9 +142,7 @@ def _schedule_counts() -> QuerySet[object]:
     return (
         RecallSchedule.objects.order_by()
         .values("item_id")
-        .annotate(
-            learners=Count("id"), leeches=Count("id", filter=Q(lapses__gte=LEECH_LAPSES))
-        )
+        .annotate(learners=Count("id"), leeches=Count("id", filter=Q(lapses__gte=LEECH_LAPSES)))
         .values_list("item_id", "learners", "leeches")
     )
 
