@@ -9,10 +9,12 @@ from planner.capacity.units import CapacityInputError
 from quizzes.calculated import Step, TemplateInputError, WorkedSolution, register_solver
 
 
-def exercise_solve(exercise: str, values: Mapping[str, object]) -> WorkedSolution:
+def exercise_solve(
+    exercise: str, values: Mapping[str, object], *, sensitivity: bool = True
+) -> WorkedSolution:
     """The planner's exercise in the quizzes app's terms (quizzes does not import planner)."""
     try:
-        solution = solve_exercise(exercise, values)
+        solution = solve_exercise(exercise, values, sensitivity=sensitivity)
     except CapacityInputError as exc:
         raise TemplateInputError(exc.field, exc.message) from exc
     sensitive = solution.most_sensitive

@@ -9,9 +9,9 @@ import json
 import math
 import random
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from quizzes.models import QuizItem, RecallSchedule
@@ -61,7 +61,15 @@ class TemplateInputError(ValueError):
         self.message = message
 
 
-Solver = Callable[[str, Mapping[str, object]], WorkedSolution]
+class Solver(Protocol):
+    """Works `exercise` with `values`; without `sensitivity` it need not seek the input that
+    mattered most (the importer's many draws skip it)."""
+
+    def __call__(
+        self, exercise: str, values: Mapping[str, object], *, sensitivity: bool = True
+    ) -> WorkedSolution: ...
+
+
 _solvers: list[Solver] = []
 
 
@@ -130,15 +138,17 @@ def placeholders(prompt: str) -> set[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _solved(exercise: str, values_json: str) -> WorkedSolution:
+def _solved(exercise: str, values_json: str, sensitivity: bool) -> WorkedSolution:
     if not _solvers:
         raise RuntimeError("no solver registered for calculated items (home.apps registers it)")
-    return _solvers[-1](exercise, json.loads(values_json))
+    return _solvers[-1](exercise, json.loads(values_json), sensitivity=sensitivity)
 
 
-def solve(exercise: str, values: Mapping[str, object]) -> WorkedSolution:
+def solve(
+    exercise: str, values: Mapping[str, object], *, sensitivity: bool = True
+) -> WorkedSolution:
     """The solver's answer for these values (remembered: the engine is a pure function)."""
-    return _solved(exercise, json.dumps(values, sort_keys=True))
+    return _solved(exercise, json.dumps(values, sort_keys=True), sensitivity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +225,7 @@ def template_check(
     for seed in range(draws):
         values = draw_values(variables, seed)
         try:
-            solution = solve(exercise, values)
+            solution = solve(exercise, values, sensitivity=False)
         except TemplateInputError as exc:
             shown = ", ".join(f"{k} = {v}" for k, v in sorted(values.items()))
             return (

@@ -509,7 +509,7 @@ def _sensitivity(exercise: Exercise, values: Values, answer: float) -> tuple[str
             continue
         for up in (True, False):
             moved = _nudged(variable, values[name], up)
-            if moved is None:
+            if moved is None or moved == values[name] or not values[name]:
                 continue
             try:
                 other, _ = exercise.work({**values, name: moved})
@@ -523,16 +523,19 @@ def _sensitivity(exercise: Exercise, values: Values, answer: float) -> tuple[str
     return best
 
 
-def solve_exercise(name: str, variables: Mapping[str, object]) -> Solution:
+def solve_exercise(
+    name: str, variables: Mapping[str, object], *, sensitivity: bool = True
+) -> Solution:
     """Work one exercise with these inputs (catalogue ids for gpu and model, numbers for the
     rest). Raises CapacityInputError naming the input that is unknown, missing or out of range,
-    or that makes the estimate meaningless (weights that do not fit, no price)."""
+    or that makes the estimate meaningless (weights that do not fit, no price). Without
+    `sensitivity` the input that mattered most is not sought (a tenth of the work)."""
     exercise = _exercise(name)
     values = _inputs(exercise, variables)
     answer, formulas = exercise.work(values)
     if not math.isfinite(answer):
         raise CapacityInputError("exercise", f"{name} gives no finite answer for these inputs")
-    sensitive, change = _sensitivity(exercise, values, answer)
+    sensitive, change = _sensitivity(exercise, values, answer) if sensitivity else (None, 0.0)
     return Solution(
         exercise=name,
         answer=answer,

@@ -135,3 +135,10 @@ def test_bad_inputs_raise_naming_the_variable(name: str, variables: dict, field:
     with pytest.raises(CapacityInputError) as caught:
         solve_exercise(name, variables)
     assert caught.value.field == field
+
+
+def test_an_input_of_zero_is_not_nudged() -> None:
+    """10 % of nothing is nothing: a zero overhead is not the input that mattered most."""
+    solution = solve_exercise("memory_fit", {"gpu_memory_gb": 24, "model_gb": 14, "overhead_gb": 0})
+    assert solution.answer == 10.0
+    assert solution.most_sensitive == "gpu_memory_gb"
