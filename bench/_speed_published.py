@@ -8,8 +8,10 @@ others are checks. Every run found is kept, misses included. Modes:
 - "static": a fixed batch prefilled together then decoded to the end (TensorRT-LLM's
   gptSessionBenchmark); aggregate = batch x output ÷ (batched prefill + output x step).
 - "single": one request alone (batch 1).
-- "closed": a closed loop of `batch` concurrent clients (NIM's genai-perf sweeps); a new request
-  arrives when one finishes, so the arrival rate is batch ÷ request time.
+- "closed": a closed loop of `batch` concurrent clients (NIM's genai-perf sweeps, LMDeploy's
+  profile_generation); a new request arrives when one finishes, so the arrival rate is batch ÷
+  request time. Where the clients all start at once (LMDeploy, `burst_start`), the measured mean
+  first token is the opening burst's and the per-stream rate a median token latency.
 - "ubatch": llama.cpp's pp512 at micro-batch b: b tokens of one sequence per forward pass, the
   arithmetic of a decode step at batch b (context 0 to 512, mean 256).
 tests/planner/test_capacity_speed.py asserts the check rows' share within tolerance.
@@ -37,6 +39,11 @@ TRTLLM_H200 = (
 TRTLLM_H100_A100 = (
     "TensorRT-LLM blog, H100 has 4.6x A100 performance (v0.5.0; H100 FP8, A100 FP16, TP1), "
     "github.com/NVIDIA/TensorRT-LLM/blob/15ed78097ea2c14b3831ca017935a32dec54476e/docs/source/blogs/H100vsA100.md"
+)
+LMDEPLOY_A100 = (
+    "LMDeploy docs/en/benchmark/a100_fp16.md (v0.1.0a1, TurboMind, A100-80G, FP16, static "
+    "inference benchmark: `batch` clients each sending its next request when one ends), "
+    "github.com/InternLM/lmdeploy/blob/3e391df4673326f79363eebe030876861a9b7090/docs/en/benchmark/a100_fp16.md"
 )
 LLAMACPP_PR = (
     "llama.cpp PR 15802 (CUDA: fastdiv, launch bounds for mmvq + q8_1 quant), llama-bench pp512 "
@@ -100,6 +107,9 @@ class Run:
     ttft_ms: float | None = None  # measured mean time to first token
     model_gb: float | None = None
     note: str = ""
+    # The measured TTFT is the opening burst's (every client's first request at once), and the
+    # per-stream rate a median token latency (a decode step without a prefill in it).
+    burst_start: bool = False
 
     @property
     def accelerator(self) -> Accelerator:
@@ -228,6 +238,40 @@ def _trt_blog(
         aggregate=aggregate,
         ttft_ms=ttft,
         note=note,
+    )
+
+
+def _lmdeploy(
+    label: str,
+    model: ModelSpec,
+    tp: int,
+    batch: int,
+    prompt: int,
+    output: int,
+    throughput: float,
+    ftl_s: float,
+    token_latency_s: float,
+    role: str = "check",
+) -> Run:
+    return Run(
+        label,
+        role,
+        "closed" if batch > 1 else "single",
+        "a100-80gb",
+        model,
+        tp,
+        "bf16",
+        "bf16",
+        "LMDeploy 0.1.0a1 (TurboMind), profile_generation",
+        batch,
+        prompt,
+        output,
+        LMDEPLOY_A100,
+        per_stream=1 / token_latency_s,
+        aggregate=throughput,
+        ttft_ms=ftl_s * 1000,
+        note="per stream from the median token latency, printed to 10 µs; FP16 weights and KV",
+        burst_start=True,
     )
 
 
@@ -433,6 +477,86 @@ RUNS: tuple[Run, ...] = (
         aggregate=3679,
         ttft=481,
         note="first token of a batch prefilled together",
+    ),
+    # LMDeploy 0.1.0a1 on A100-80G, FP16: closed loops of 1-64 clients.
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-7B c1 128/128", LLAMA_2_7B, 1, 1, 128, 128, 102.21, 0.022, 0.01
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-7B c1 2048/2048", LLAMA_2_7B, 1, 1, 2048, 2048, 93.78, 0.14, 0.011
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-7B c16 128/2048", LLAMA_2_7B, 1, 16, 128, 2048, 1010.62, 0.13, 0.015
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-7B c32 128/128", LLAMA_2_7B, 1, 32, 128, 128, 2125.47, 0.214, 0.012
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-7B c64 128/2048", LLAMA_2_7B, 1, 64, 128, 2048, 1852.06, 0.535, 0.03
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-7B c64 2048/128", LLAMA_2_7B, 1, 64, 2048, 128, 493.46, 6.59, 0.046
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-13B c1 128/128", LLAMA_2_13B, 1, 1, 128, 128, 56.58, 0.04, 0.017
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-13B c32 128/2048",
+        LLAMA_2_13B,
+        1,
+        32,
+        128,
+        2048,
+        860.14,
+        0.833,
+        0.034,
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-70B TP4 c1 128/128", LLAMA_2_70B, 4, 1, 128, 128, 33.63, 0.074, 0.029
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-70B TP4 c1 2048/2048",
+        LLAMA_2_70B,
+        4,
+        1,
+        2048,
+        2048,
+        31.9,
+        0.405,
+        0.031,
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-70B TP4 c16 128/2048",
+        LLAMA_2_70B,
+        4,
+        16,
+        128,
+        2048,
+        482.99,
+        0.403,
+        0.033,
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-70B TP4 c64 128/2048",
+        LLAMA_2_70B,
+        4,
+        64,
+        128,
+        2048,
+        1391.8,
+        1.173,
+        0.043,
+    ),
+    _lmdeploy(
+        "LMDeploy A100 Llama-2-70B TP4 c64 2048/2048",
+        LLAMA_2_70B,
+        4,
+        64,
+        2048,
+        2048,
+        930.46,
+        21.29,
+        0.055,
     ),
     # llama.cpp, Llama 3 8B Q4_0 on one RTX 3090, micro-batches 1-8.
     _llamacpp("llama.cpp RTX 3090 Llama-3-8B Q4_0 ub1", 1, 155.02, "fit"),

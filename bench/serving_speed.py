@@ -49,7 +49,7 @@ class Comparison:
 
 
 def _estimate(
-    run: Run, *, batch: int, prompt: int, arrivals: float | None = None
+    run: Run, *, batch: int, prompt: int, arrivals: float | None = None, burst: int | None = None
 ) -> ServingEstimate:
     return estimate_serving(
         ServingInputs(
@@ -66,6 +66,7 @@ def _estimate(
             prompt_tokens=max(prompt, 1),
             output_tokens=run.output,
             arrival_rate_per_s=arrivals,
+            burst_arrivals=burst,
             overhead_gb=1,
         )
     )
@@ -111,16 +112,19 @@ def compare(run: Run) -> list[Comparison]:
         prompt = 0 if run.mode == "ubatch" else run.prompt
         est = _estimate(run, batch=run.batch, prompt=prompt)
     out = []
-    if run.per_stream is not None and est.decode_tokens_per_s is not None:
+    alone = est
+    if run.burst_start:
+        alone = _estimate(run, batch=run.batch, prompt=run.prompt, burst=run.batch)
+    if run.per_stream is not None and alone.decode_tokens_per_s is not None:
         out.append(
             Comparison(
                 "per-stream",
-                est.decode_tokens_per_s,
+                alone.decode_tokens_per_s,
                 run.per_stream,
-                est.decode_tokens_per_s_upper_bound,
+                alone.decode_tokens_per_s_upper_bound,
             )
         )
-    aggregate, ttft = est.aggregate_tokens_per_s, est.time_to_first_token_ms
+    aggregate, ttft = est.aggregate_tokens_per_s, alone.time_to_first_token_ms
     if run.mode == "static":
         aggregate, ttft = _static(run, est)
     if run.aggregate is not None and aggregate is not None:

@@ -10,12 +10,14 @@ Two figures side by side:
   FLOP/s (compute adds to memory time) + a fixed per-step cost + for tensor parallelism two
   all-reduces per layer; per stream = 1 ÷ step, aggregate = batch ÷ step. A mixture of experts
   reads E x (1 - (1 - k/E)^B) experts at batch B. The first token = a fixed cost + one forward
-  pass over the prompt + queueing (a burst's earlier prefills, a KV slot, arrivals' prefills).
+  pass over the prompt + queueing (a burst's prompts prefilled together, a KV slot, arrivals'
+  prefills).
 Speed targets are checked against the prediction.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
@@ -93,9 +95,9 @@ def decode(
     per_user = (1 - share) / step.total if share < 1 else None
     _decode_formulas(model, step, batch, share, per_user, n, trail)
     aggregate = per_user * batch if per_user is not None else None
-    ttft = _first_token(
-        inputs, prefill, burst, share, users, pool.max_users, per_user, shape, trail
-    )
+    burst_wait = _burst_wait(model, prefill, burst, shape, trail)
+    slots = _slots(pool, shape)
+    ttft = _first_token(inputs, prefill, burst_wait, share, users, slots, per_user, shape, trail)
     knee = model.compute_bound_batch()
     if knee is not None:
         trail.formula(
@@ -352,10 +354,44 @@ def _arrivals_share(arrivals: Fraction | None, prefill: Fraction | None, trail: 
     return share
 
 
+def _slots(pool: Pool, shape: _Shape) -> int:
+    """Streams the KV pool holds at once while serving: an engine allocates KV blocks as tokens
+    arrive (PagedAttention, Kwon et al. 2023), so a stream holds prompt + output ÷ 2 tokens on
+    average; the pool's max users (each at the full context) when the lengths are unknown."""
+    if pool.kv_cache_tokens is None or shape.prompt is None or shape.output is None:
+        return pool.max_users
+    return max(
+        pool.max_users,
+        math.floor(pool.kv_cache_tokens / Fraction(2 * shape.prompt + shape.output, 2)),
+    )
+
+
+def _burst_wait(
+    model: sm.DecodeModel,
+    prefill: Fraction | None,
+    burst: int | None,
+    shape: _Shape,
+    trail: Trail,
+) -> Fraction:
+    """Requests that arrive together are prefilled together (the engine admits them into the same
+    prefill steps), so every first token of the burst waits for all of its prompts: one forward
+    pass over burst x prompt tokens, the weights read once. A mean that is also the worst."""
+    if prefill is None or shape.prompt is None or not burst or burst < 2:
+        return Fraction(0)
+    together = model.prefill(burst * shape.prompt).total
+    trail.formula(
+        f"Prefill of a burst of {burst} arrivals",
+        "weights read ÷ achieved bandwidth + burst × prompt tokens × FLOPs per token ÷ achieved FLOP/s",
+        f"{whole(burst)} × {whole(shape.prompt)} tokens in one pass = {num(together * 1000, 1)} ms, "
+        f"{num((together - prefill) * 1000, 1)} ms more than one prompt alone",
+    )
+    return together - prefill
+
+
 def _first_token(
     inputs: ServingInputs,
     prefill: Fraction | None,
-    burst: int | None,
+    burst_wait: Fraction,
     share: Fraction,
     users: int | None,
     max_users: int,
@@ -371,13 +407,13 @@ def _first_token(
     if share >= 1:
         return None
     base = sm.FIRST_TOKEN_FIXED_S + prefill
-    burst_wait = Fraction((burst or 1) - 1, 2) * prefill
     arrival_wait = share * prefill / (2 * (1 - share))  # M/D/1 (Pollaczek-Khinchine)
     slot_wait = _slot_wait(users, max_users, base, per_user, shape.output, trail)
     ttft = base + burst_wait + arrival_wait + slot_wait
     trail.formula(
         "Time to first token (mean)",
-        "fixed cost + prefill + (burst − 1) ÷ 2 × prefill + arrivals' queue ρ × prefill ÷ 2(1 − ρ) + wait for a KV slot",
+        "fixed cost + prefill + the rest of a burst's prefill + arrivals' queue ρ × prefill ÷ "
+        "2(1 − ρ) + wait for a KV slot",
         f"{num(sm.FIRST_TOKEN_FIXED_S * 1000, 1)} + {num(prefill * 1000, 1)} + "
         f"{num(burst_wait * 1000, 1)} + {num(arrival_wait * 1000, 1)} + {num(slot_wait * 1000, 1)} ms = "
         f"{num(ttft * 1000, 1)} ms",
@@ -393,8 +429,8 @@ def _slot_wait(
     output: int | None,
     trail: Trail,
 ) -> Fraction:
-    """Users beyond the KV pool wait for a slot: the k-th waits ⌈k ÷ slots⌉ requests; the mean
-    over all users."""
+    """Users beyond the KV pool's slots wait: the k-th waits ⌈k ÷ slots⌉ requests; the mean over
+    all users."""
     if not users or users <= max_users or max_users < 1 or per_user is None or output is None:
         return Fraction(0)
     request = base + output / per_user

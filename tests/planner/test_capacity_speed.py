@@ -139,13 +139,21 @@ def test_time_to_first_token_is_fixed_cost_plus_one_forward_pass() -> None:
 
 
 def test_a_burst_waits_for_the_prefills_ahead_of_it() -> None:
-    """16 arrivals together: the mean request waits (16 − 1) ÷ 2 prefills before its own."""
+    """16 arrivals together are prefilled together: every first token waits for one pass over
+    16 × 2,000 tokens (weights read once): 8 ms + 16.06 GB ÷ 2,680 GB/s + 32,000 × 2 × 8.03e9 ÷
+    (989 TFLOPS × 0.65) = 8 + 5.99 + 799.4 ms = 813.4 ms, against 8 + 5.99 + 50.0 ms alone."""
     kwargs = {"context_tokens": 8192, "users": 16, "prompt_tokens": 2000}
     alone = run("h100-sxm", "llama-3.1-8b", **kwargs)
     burst = run("h100-sxm", "llama-3.1-8b", burst_arrivals=16, **kwargs)
-    assert alone.time_to_first_token_ms and burst.time_to_first_token_ms
-    prefill = alone.time_to_first_token_ms - 8
-    assert burst.time_to_first_token_ms == pytest.approx(8 + prefill * 17 / 2, rel=1e-3)
+    weights = 16.06e9 / (3350e9 * 0.8)
+    flops = 2 * 8.03e9 / (989e12 * 0.65)
+    assert alone.time_to_first_token_ms == pytest.approx(
+        (0.008 + weights + 2000 * flops) * 1000, abs=0.1
+    )
+    assert burst.time_to_first_token_ms == pytest.approx(
+        (0.008 + weights + 16 * 2000 * flops) * 1000, abs=0.1
+    )
+    assert any(f.label == "Prefill of a burst of 16 arrivals" for f in burst.formulas)
 
 
 def test_arrivals_slow_decode_and_queue_for_prefill() -> None:
@@ -182,11 +190,14 @@ def test_arrivals_beyond_the_prefill_capacity_are_an_error() -> None:
 
 
 def test_users_beyond_the_pool_wait_for_a_slot() -> None:
-    """Twice the pool's users: the second half waits one request each, so the mean over all
+    """The pool holds ⌊KV tokens ÷ (prompt + output ÷ 2)⌋ streams (blocks are allocated as tokens
+    arrive). Twice that many users: the second half waits one request each, so the mean over all
     users rises by half a request's time."""
-    base = run("l4", "llama-3.1-8b", weight_precision="fp8", context_tokens=8192, users=1)
-    slots = base.max_active_users
-    kwargs = {"weight_precision": "fp8", "context_tokens": 8192, "prompt_tokens": 1000}
+    kwargs = {"weight_precision": "fp8", "context_tokens": 1500, "prompt_tokens": 1000}
+    base = run("l4", "llama-3.1-8b", users=1, output_tokens=500, **kwargs)
+    assert base.kv_cache_tokens is not None
+    slots = base.kv_cache_tokens // 1250
+    assert slots > base.max_active_users  # more streams than at the full 1,500-token context
     full = run("l4", "llama-3.1-8b", users=slots, decode_batch=slots, output_tokens=500, **kwargs)
     over = run(
         "l4", "llama-3.1-8b", users=2 * slots, decode_batch=slots, output_tokens=500, **kwargs
