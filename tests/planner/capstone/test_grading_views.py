@@ -340,3 +340,66 @@ def test_release_email_task_runs_on_the_email_queue() -> None:
     from planner.tasks import grade_released_notify
 
     assert grade_released_notify.queue == "email"
+
+
+def _many_submissions(course, count: int, start_at: int = 0) -> list:  # type: ignore[no-untyped-def]
+    """`count` learners' first versions, three to a second (ties the keyset must break)."""
+    from datetime import timedelta
+
+    from planner.models import CapstoneSubmission
+    from tests.planner.factories import worksheet_for
+
+    base = timezone.now() - timedelta(days=30)
+    rows = []
+    for n in range(start_at, start_at + count):
+        learner = UserFactory(display_name=f"Learner {n:03d}", email=f"l{n:03d}@example.com")
+        rows.append(
+            CapstoneSubmission(
+                worksheet=worksheet_for(learner, course), learner=learner, course=course,
+                version=1, submitted_at=base + timedelta(seconds=n // 3),
+            )
+        )  # fmt: skip
+    return CapstoneSubmission.objects.bulk_create(rows)
+
+
+def test_queue_pages_by_fifty_oldest_first_with_counts(client, instructor, course) -> None:  # type: ignore[no-untyped-def]
+    """Every plan appears once, oldest first, 50 a page; each status shows its count; a page
+    costs the same number of queries however long the queue."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    _many_submissions(course, 60)
+    client.force_login(instructor)
+    url = reverse("capstone:grading_queue")
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    later = _many_submissions(course, 60, start_at=60)
+    submission_claim(grader=instructor, submission_id=later[-1].pk, now=timezone.now())
+    seen: list[str] = []
+    after = None
+    pages = 0
+    while True:
+        with CaptureQueriesContext(connection) as many:
+            response = client.get(url, {"after": after} if after else {})
+        pages += 1
+        seen += [row.learner.email for row in response.context["rows"]]
+        after = response.context["next_after"]
+        if after is None:
+            break
+        assert len(response.context["rows"]) == 50
+        assert 'rel="next"' in response.content.decode()
+    assert pages == 3 and seen == [f"l{n:03d}@example.com" for n in range(120)]
+    assert len(many.captured_queries) <= len(few.captured_queries) + 1  # +1: the anchor row
+    page = client.get(url).content.decode()
+    assert "Ungraded (119)" in page and "In progress (1)" in page and "Released (0)" in page
+    assert "120 submitted plans match" in page
+    ungraded = client.get(url, {"status": "ungraded", "after": later[-3].pk}).context["rows"]
+    # The last is claimed: in progress, not ungraded.
+    assert [row.pk for row in ungraded] == [later[-2].pk]
+
+
+@pytest.mark.parametrize("after", ["abc", "-1", "1.5", "99999999999999999999", "1" * 40])
+def test_a_bad_page_anchor_is_a_400_naming_the_field(client, instructor, after: str) -> None:  # type: ignore[no-untyped-def]
+    client.force_login(instructor)
+    response = client.get(reverse("capstone:grading_queue"), {"after": after})
+    assert response.status_code == 400 and b"after" in response.content
