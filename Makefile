@@ -3,6 +3,8 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# axe-core and the Nu HTML checker for the browser tests (npm's registry; Node and Java come with the machine).
+NODE_STAMP := node_modules/.installed
 # Where the embedded default keeps its database, mail, broker folders and secret (settings read it too).
 VAR_DIR ?= $(CURDIR)/var
 export VAR_DIR
@@ -14,6 +16,10 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c requirements.lock -e '.[dev]'
 	@touch $(STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $(NODE_STAMP)
 
 setup: $(STAMP)
 	@mkdir -p $(addprefix $(VAR_DIR)/,mail celery/queue celery/processed celery/control cache static)
@@ -43,7 +49,7 @@ lint: setup
 types: setup
 	$(VENV)/bin/mypy .
 
-pytest: setup
+pytest: setup $(NODE_STAMP)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 test: lint types pytest
