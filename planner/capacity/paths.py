@@ -18,6 +18,7 @@ from typing import Any, Final
 from planner.capacity.batch import BatchInputs
 from planner.capacity.catalogue import Catalogue
 from planner.capacity.formatting import money, num, whole
+from planner.capacity.paths_card import Traffic, serving_card
 from planner.capacity.paths_jobs import batch_options, training_options
 from planner.capacity.paths_options import LIMITERS, PATHS, PathOption, cheapest_first
 from planner.capacity.paths_plans import (
@@ -28,7 +29,7 @@ from planner.capacity.paths_plans import (
     serving_load_test,
     training_load_test,
 )
-from planner.capacity.paths_serving import Traffic, serving_card, serving_options
+from planner.capacity.paths_serving import serving_options
 from planner.capacity.results import Assumption, FormulaLine
 from planner.capacity.serving import ServingInputs
 from planner.capacity.training import TrainingInputs

@@ -7,18 +7,15 @@ always-on, price per hour × devices × 24; the API is requests per day × token
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from fractions import Fraction
 from typing import Final
 
 from planner.capacity.catalogue import Accelerator, Catalogue, mig_slices
 from planner.capacity.formatting import money, num, whole
+from planner.capacity.paths_api import api_option
+from planner.capacity.paths_card import ServingCard
 from planner.capacity.paths_options import (
-    API_DECODE_TOKENS_PER_S,
-    API_RATE_LIMIT_SOURCE,
-    API_REQUESTS_PER_MINUTE,
-    API_TOKENS_PER_MINUTE,
-    API_TTFT_MS,
     COLD_START,
     GPU_COUNTS,
     SERVING_STACK,
@@ -27,75 +24,14 @@ from planner.capacity.paths_options import (
     engine_row,
     path_of,
 )
-from planner.capacity.results import Assumption, FormulaLine
-from planner.capacity.serving import ServingEstimate, ServingInputs, estimate_serving
-from planner.capacity.serving_inputs import DEFAULT_CONTEXT_TOKENS
+from planner.capacity.results import FormulaLine
+from planner.capacity.serving import ServingEstimate, estimate_serving
 from planner.capacity.speed_model import achieved_flops
-from planner.capacity.units import CapacityInputError, as_float, exact
-from planner.capacity.validation import positive, whole_number
+from planner.capacity.units import CapacityInputError, exact
 
-DEFAULT_OUTPUT_TOKENS: Final = 256  # a chat answer of a few paragraphs
-DEFAULT_REQUESTS_PER_DAY: Final = 10_000
 HOURS_PER_DAY: Final = 24
 SECONDS_PER_DAY: Final = 86_400
 MEMORY_CODES: Final = {"no_room_for_serving", "target_users_do_not_fit"}
-
-
-@dataclass(frozen=True, slots=True)
-class Traffic:
-    """The day's requests (for the cost) and the peak concurrency (for the capacity)."""
-
-    requests_per_day: int | None = None
-    peak_concurrency: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ServingCard:
-    """The card's targets with every figure the comparison needs filled in (or assumed)."""
-
-    inputs: ServingInputs
-    users: int
-    requests_per_day: int
-    prompt_tokens: int
-    output_tokens: int
-    ttft_target_ms: Fraction | None
-    assumptions: list[Assumption] = field(default_factory=list)
-
-
-def serving_card(inputs: ServingInputs, traffic: Traffic) -> ServingCard:
-    """Peak users, prompt and output lengths, and the day's requests: given, or assumed and said."""
-    assumed: list[Assumption] = []
-    users = whole_number(traffic.peak_concurrency, "peak_concurrency") or whole_number(
-        inputs.users, "users"
-    )
-    if users is None:
-        users = 1
-        assumed.append(Assumption("peak_concurrency", "1 (no concurrency given)"))
-    output = whole_number(inputs.output_tokens, "output_tokens")
-    if output is None:
-        output = DEFAULT_OUTPUT_TOKENS
-        assumed.append(Assumption("output_tokens", f"{output} (a few paragraphs)"))
-    context = whole_number(inputs.context_tokens, "context_tokens") or DEFAULT_CONTEXT_TOKENS
-    prompt = whole_number(inputs.prompt_tokens, "prompt_tokens")
-    if prompt is None:
-        prompt = max(1, context - output)
-        assumed.append(
-            Assumption("prompt_tokens", f"{whole(prompt)} (the context less the output)")
-        )
-    requests = whole_number(traffic.requests_per_day, "requests_per_day", allow_zero=True)
-    if requests is None:
-        requests = DEFAULT_REQUESTS_PER_DAY
-        assumed.append(Assumption("requests_per_day", f"{whole(requests)} (no traffic given)"))
-    card_inputs = replace(inputs, users=users, output_tokens=output, prompt_tokens=prompt)
-    return ServingCard(
-        inputs=card_inputs,
-        users=users,
-        requests_per_day=requests,
-        prompt_tokens=prompt,
-        output_tokens=output,
-        ttft_target_ms=positive(inputs.ttft_target_ms, "ttft_target_ms"),
-        assumptions=assumed,
-    )
 
 
 def serving_options(card: ServingCard, catalogue: Catalogue) -> list[PathOption]:
@@ -276,89 +212,3 @@ def _serving_notes(acc: Accelerator, est: ServingEstimate) -> tuple[str, ...]:
         notes.append("sold as slices of chips; the software stack changes from CUDA to XLA")
     notes += [w.message for w in est.warnings if str(w.severity) == "warning"][:2]
     return tuple(notes)
-
-
-def required_decode(card: ServingCard, ttft_s: Fraction) -> Fraction | None:
-    """The decode speed per stream the targets ask for: the floor, or what the latency leaves."""
-    floor = positive(card.inputs.min_decode_tokens_per_s, "min_decode_tokens_per_s")
-    latency = positive(card.inputs.latency_target_ms, "latency_target_ms")
-    rates = [floor] if floor is not None else []
-    if latency is not None:
-        left = latency / 1000 - ttft_s
-        rates.append(card.output_tokens / left if left > 0 else Fraction(10**9))
-    return max(rates) if rates else None
-
-
-def api_option(card: ServingCard, api: Accelerator) -> PathOption:
-    """The managed API: per-token price for the day's requests; its rate limits at the peak."""
-    price_in = exact(api.price_per_million_input_tokens_usd or 0)
-    price_out = exact(api.price_per_million_output_tokens_usd or 0)
-    per_request = (card.prompt_tokens * price_in + card.output_tokens * price_out) / 10**6
-    cost = card.requests_per_day * per_request
-    seconds = API_TTFT_MS / 1000 + card.output_tokens / API_DECODE_TOKENS_PER_S
-    peak_rpm = card.users * 60 / seconds
-    peak_tpm = peak_rpm * (card.prompt_tokens + card.output_tokens)
-    formulas = (
-        FormulaLine(
-            "Cost per day on the managed API",
-            "requests per day × (prompt tokens × input price + output tokens × output price) ÷ 10⁶",
-            f"{whole(card.requests_per_day)} × ({whole(card.prompt_tokens)} × {money(price_in)} + "
-            f"{whole(card.output_tokens)} × {money(price_out)}) ÷ 10⁶ = {money(cost)}",
-        ),
-        FormulaLine(
-            "Peak requests and tokens per minute",
-            "peak users × 60 ÷ (first token + output tokens ÷ decode speed); × tokens per request",
-            f"{card.users} × 60 ÷ ({num(API_TTFT_MS / 1000)} s + {whole(card.output_tokens)} ÷ "
-            f"{num(API_DECODE_TOKENS_PER_S)}) = {num(peak_rpm, 0)} requests/min, "
-            f"{num(peak_tpm, 0)} tokens/min (limits {whole(API_REQUESTS_PER_MINUTE)} and "
-            f"{whole(API_TOKENS_PER_MINUTE)})",
-        ),
-    )
-    limiter, reason = _api_limiter(card, peak_rpm, peak_tpm)
-    return PathOption(
-        path="managed_api",
-        accelerator=api.id,
-        name=api.name,
-        count=1,
-        meets=limiter is None,
-        limiter=limiter,
-        reason=reason,
-        cost_usd=cost,
-        stack=SERVING_STACK["managed_api"],
-        notes=(
-            COLD_START["managed_api"],
-            f"rate limits: {API_RATE_LIMIT_SOURCE}",
-            "the prompts leave your network: not for data that must stay in-house",
-            "priced as the catalogue's 7-8B class model; a larger model costs more per token",
-        ),
-        figures={
-            "time_to_first_token_ms": as_float(API_TTFT_MS, 1),
-            "decode_tokens_per_s": as_float(API_DECODE_TOKENS_PER_S, 1),
-            "peak_requests_per_minute": as_float(peak_rpm, 1),
-            "peak_tokens_per_minute": as_float(peak_tpm, 0),
-            "cost_per_request_usd": as_float(per_request, 6),
-        },
-        formulas=formulas,
-        cost_per_million_output_tokens_usd=per_request / card.output_tokens * 10**6,
-        cost_per_request_usd=per_request,
-    )
-
-
-def _api_limiter(card: ServingCard, rpm: Fraction, tpm: Fraction) -> tuple[str | None, str]:
-    if rpm > API_REQUESTS_PER_MINUTE or tpm > API_TOKENS_PER_MINUTE:
-        return "rate_limit", (
-            f"{num(rpm, 0)} requests and {num(tpm, 0)} tokens a minute at the peak, over the "
-            f"provider's {whole(API_REQUESTS_PER_MINUTE)} and {whole(API_TOKENS_PER_MINUTE)}"
-        )
-    if card.ttft_target_ms is not None and API_TTFT_MS > card.ttft_target_ms:
-        return "queueing", (
-            f"a typical first token after {num(API_TTFT_MS, 0)} ms, over the "
-            f"{num(card.ttft_target_ms, 0)} ms target"
-        )
-    need = required_decode(card, API_TTFT_MS / 1000)
-    if need is not None and API_DECODE_TOKENS_PER_S < need:
-        return "bandwidth", (
-            f"a typical {num(API_DECODE_TOKENS_PER_S, 0)} tokens/s per stream, below the "
-            f"{num(need, 1)} needed"
-        )
-    return None, ""

@@ -2,7 +2,7 @@
 
 It lists where the plan's own numbers disagree with the engine (weights that leave no room for KV
 cache, a stated concurrency its memory cannot hold, more users claimed than fit, weights that do
-not match parameters × precision) and which of the assumptions the source says good advice must
+not match parameters × precision), a recommendation its attached path comparison rejects, and which of the assumptions the source says good advice must
 name are missing. The engine (planner.capacity) does the arithmetic; this module only maps the
 worksheet onto its inputs and compares.
 """
@@ -62,6 +62,8 @@ class PlanCheck:
     estimate: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     missing_assumptions: list[str] = field(default_factory=list)
+    # The attached path comparison's verdict: its link, recommendation and break-even traffic.
+    comparison: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -127,9 +129,71 @@ def plan_estimate(content: dict[str, Any]) -> dict[str, Any]:
         return {}
 
 
-def plan_check(content: dict[str, Any]) -> PlanCheck:
-    """Recompute the plan's memory estimate; list disagreements and missing assumptions."""
+# The worksheet's recommendation values are the comparison's paths (cpu, gpu, tpu, managed_api).
+PATH_WORDS = {"cpu": "a CPU", "gpu": "a GPU", "tpu": "a TPU", "managed_api": "the managed API"}
+
+
+def _money(value: Any) -> str:
+    return f"${value:,.2f}" if isinstance(value, (int, float)) else "unpriced"
+
+
+def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> list[Finding]:
+    """Where the plan's recommendation disagrees with its attached path comparison: a path the
+    comparison excludes or rejects (an error, with the reason), or a dearer one (a warning)."""
+    path = str(content.get("recommendation") or "")
+    if not path or not comparison.get("options"):
+        return []
+    words = PATH_WORDS.get(path, path)
+    best = comparison.get("recommended") or {}
+    if path in comparison.get("excluded", []):
+        message = _(
+            "The plan recommends %(path)s, but the attached comparison excludes that path "
+            "(a constraint the plan set, such as data that must stay in-house)."
+        )
+        return [Finding("recommendation_excluded", "error", message % {"path": words})]
+    options = [o for o in comparison["options"] if o.get("path") == path]
+    meeting = [o for o in options if o.get("meets")]
+    if options and not meeting:
+        closest = min(options, key=lambda o: (o.get("cost_usd") is None, o.get("cost_usd") or 0))
+        message = _(
+            "The plan recommends %(path)s, but the attached comparison rejects every %(path)s "
+            "option (%(count)d): the cheapest, %(name)s, misses on %(limiter)s (%(reason)s)."
+        ) % {
+            "path": words,
+            "count": len(options),
+            "name": closest.get("name"),
+            "limiter": str(closest.get("limiter") or "").replace("_", " "),
+            "reason": closest.get("reason") or "",
+        }
+        if best:
+            message += " " + _("It recommends %(name)s.") % {"name": best.get("name")}
+        return [Finding("recommendation_rejected", "error", message)]
+    if meeting and best and best.get("path") != path:
+        cheapest = min(meeting, key=lambda o: o.get("cost_usd") or 0)
+        message = _(
+            "%(path)s meets every target (%(name)s, %(cost)s), but the attached comparison's "
+            "cheapest option that meets is %(best)s at %(best_cost)s: say why in the reasons."
+        ) % {
+            "path": words[0].upper() + words[1:],
+            "name": cheapest.get("name"),
+            "cost": _money(cheapest.get("cost_usd")),
+            "best": best.get("name"),
+            "best_cost": _money(best.get("cost_usd")),
+        }
+        return [Finding("recommendation_dearer", "warning", message)]
+    return []
+
+
+def plan_check(content: dict[str, Any], comparison: dict[str, Any] | None = None) -> PlanCheck:
+    """Recompute the plan's memory estimate; list disagreements and missing assumptions; with a
+    path comparison attached, check the recommendation against it."""
     check = PlanCheck()
+    if comparison:
+        check.comparison = {
+            key: comparison.get(key)
+            for key in ("link", "estimate", "recommended", "break_even_requests_per_day")
+        }
+        check.findings.extend(comparison_findings(content, comparison))
     for label, fields in ASSUMPTIONS:
         if not any(
             str(content.get(f) if content.get(f) is not None else "").strip() for f in fields

@@ -27,6 +27,7 @@ from planner.models import (
     Rubric,
     WorkloadCard,
 )
+from planner.paths.runs import comparison_forms_for_link
 
 HELP = {
     "feature": _(
@@ -37,6 +38,10 @@ HELP = {
     "kv_per_user_gb": _("Leave empty to compute it from context length × KV per token."),
     "concurrency": _("Active users at peak, not on average."),
     "claimed_max_users": _("How many active users your own estimate says the GPU holds."),
+    "paths_query": _(
+        "Paste the link of a path comparison (Compare paths): the automatic check flags a "
+        "recommendation it rejects."
+    ),
     "failure_case": _(
         "Where the chosen accelerator is fast but memory-bound for the real workload."
     ),
@@ -109,6 +114,22 @@ class WorksheetForm(BoundedModelForm):
         assert isinstance(cards, forms.ModelMultipleChoiceField)
         cards.queryset = workload_cards_owned_by(user=learner)
         cards.label_from_instance = _card_label  # type: ignore[method-assign,assignment]
+
+    def clean_paths_query(self) -> str:
+        """A comparison's link whose inputs the comparison takes (the engine runs at save)."""
+        link: str = (self.cleaned_data.get("paths_query") or "").strip()
+        if link:
+            comparison = comparison_forms_for_link(link)
+            if not comparison.is_valid():
+                reasons = "; ".join(
+                    f"{name.replace('_', ' ')}: {' '.join(messages)}"
+                    for name, messages in comparison.field_errors().items()
+                )
+                raise forms.ValidationError(
+                    _("the comparison's inputs are refused (%(reasons)s).") % {"reasons": reasons},
+                    code="invalid",
+                )
+        return link
 
     def sections(self) -> list[dict[str, Any]]:
         """The worksheet's sections: title, a note (or ""), and the bound fields."""

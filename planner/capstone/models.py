@@ -100,6 +100,8 @@ class CapstoneWorksheet(models.Model):
         _("recommendation"), max_length=16, choices=Recommendation.choices, blank=True
     )
     recommendation_reasons = models.TextField(_("reasons for the recommendation"), blank=True)
+    # A path comparison's link (/planner/paths/?...): the check flags a recommendation it rejects.
+    paths_query = models.CharField(_("path comparison (its link)"), max_length=2000, blank=True)
     first_load_test = models.TextField(_("first load test to run"), blank=True)
     next_rung = models.TextField(_("next rung"), blank=True)
     # The numbers the automatic check recomputes with the capacity engine.
@@ -122,6 +124,8 @@ class CapstoneWorksheet(models.Model):
     )
     # The capacity engine's result for the plan's numbers, refreshed on every save.
     calculator_result = models.JSONField(default=dict, blank=True)
+    # The attached path comparison's result (planner.paths), refreshed when its link changes.
+    paths_comparison = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -151,6 +155,8 @@ class CapstoneSubmission(models.Model):
     # must not change what was submitted.
     workload_cards = models.JSONField(default=list, blank=True)
     calculator_result = models.JSONField(default=dict, blank=True)
+    # The attached path comparison as it was at submit.
+    paths_comparison = models.JSONField(default=dict, blank=True)
     # The automatic check: disagreements with the engine and missing assumptions.
     check_result = models.JSONField(default=dict, blank=True)
     submitted_at = models.DateTimeField()

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -21,6 +22,7 @@ from planner.models import (
     Grade,
     WorkloadCard,
 )
+from planner.paths.runs import comparison_for_link, comparison_query
 
 # A plan cannot be submitted without these: the grader needs to know what it is about and
 # what it recommends.
@@ -57,6 +59,7 @@ def worksheet_autosave(
             )
     worksheet.full_clean(exclude=["learner", "course", "workload_cards"])
     worksheet.calculator_result = plan_estimate(worksheet_content(worksheet))
+    _refresh_comparison(worksheet)
     worksheet.save()
     if workload_cards is not None:
         cards = list(workload_cards)
@@ -64,6 +67,20 @@ def worksheet_autosave(
             raise ValidationError({"workload_cards": _("Attach only your own workload cards.")})
         worksheet.workload_cards.set(cards)
     return worksheet
+
+
+def _refresh_comparison(worksheet: CapstoneWorksheet) -> None:
+    """Run the attached path comparison again when its link changed (or clear it)."""
+    pasted = worksheet.paths_query.strip()
+    if pasted == worksheet.paths_comparison.get("pasted", ""):
+        return
+    comparison = comparison_for_link(pasted) if pasted else None
+    if comparison is None:
+        worksheet.paths_comparison = {}
+        return
+    # Our own page's address, whatever host or scheme was pasted: the page shows it as a link.
+    link = f"{reverse('planner:paths')}?{comparison_query(pasted)}"
+    worksheet.paths_comparison = {**comparison.to_dict(), "link": link, "pasted": pasted}
 
 
 def worksheet_can_submit(*, worksheet: CapstoneWorksheet) -> tuple[bool, str]:
@@ -121,7 +138,8 @@ def worksheet_submit(*, worksheet: CapstoneWorksheet, now: datetime) -> Capstone
             content=content,
             workload_cards=cards,
             calculator_result=plan_estimate(content),
-            check_result=plan_check(content).to_dict(),
+            paths_comparison=worksheet.paths_comparison,
+            check_result=plan_check(content, worksheet.paths_comparison).to_dict(),
             submitted_at=now,
             due_at=due_at,
             is_late=due_at is not None and now > due_at,

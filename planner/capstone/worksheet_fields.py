@@ -49,7 +49,13 @@ WORKSHEET_SECTIONS = (
     ),
     (
         _("Recommendation"),
-        ("recommendation", "recommendation_reasons", "first_load_test", "next_rung"),
+        (
+            "recommendation",
+            "recommendation_reasons",
+            "paths_query",
+            "first_load_test",
+            "next_rung",
+        ),
     ),
 )
 WORKSHEET_FIELDS = tuple(name for _title, names in WORKSHEET_SECTIONS for name in names)

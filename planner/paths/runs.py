@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.http import QueryDict
+
 from planner.calculator.runs import engine_inputs
 from planner.capacity import (
     BatchInputs,
@@ -20,7 +22,7 @@ from planner.capacity.paths import (
     compare_serving,
     compare_training,
 )
-from planner.paths.forms import ComparisonForms
+from planner.paths.forms import ESTIMATES, ComparisonForms, comparison_forms
 
 
 def comparison_run(
@@ -101,3 +103,21 @@ def form_comparison(forms: ComparisonForms) -> PathComparison | None:
                 return None
         forms.workload.add_error(None, f"{err.field}: {err.message}")
         return None
+
+
+def comparison_query(link: str) -> str:
+    """The query string of a comparison's link (a whole URL, a path or the query itself)."""
+    text = link.strip()
+    return text.split("?", 1)[1] if "?" in text else text
+
+
+def comparison_forms_for_link(link: str) -> ComparisonForms:
+    """Both forms bound to the link's query, as the page would read it."""
+    data = QueryDict(comparison_query(link))
+    kind = data.get("estimate", "serving")
+    return comparison_forms(kind if kind in ESTIMATES else "serving", data)
+
+
+def comparison_for_link(link: str) -> PathComparison | None:
+    """The comparison a link shows (None when its inputs are refused)."""
+    return form_comparison(comparison_forms_for_link(link))

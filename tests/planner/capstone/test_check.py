@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planner.capstone.check import plan_check, plan_estimate, precision_name
+from planner.paths.runs import comparison_for_link
 from tests.planner.factories import GOOD_PLAN
 
 
@@ -108,3 +109,46 @@ def test_an_awq_checkpoints_real_size_is_not_called_a_disagreement() -> None:
     assert "weights_disagree" not in plan_check(awq).codes
     wrong = {**awq, "model_gb": 14}
     assert "weights_disagree" in plan_check(wrong).codes
+
+
+# --- the recommendation against an attached path comparison ---------------------------------
+
+
+def chat_comparison(*exclude: str) -> dict[str, object]:
+    """The course's chat card compared at 1,000 requests a day (planner.paths)."""
+    link = (
+        "/planner/paths/?estimate=serving&model=llama-3.1-8b&weight_precision=bf16"
+        "&context_tokens=8192&users=20&ttft_target_ms=2000&requests_per_day=1000"
+        + "".join(f"&exclude={p}" for p in exclude)
+    )
+    comparison = comparison_for_link(link)
+    assert comparison is not None
+    return comparison.to_dict()
+
+
+def test_a_recommendation_the_comparison_rejects_is_flagged_with_why() -> None:
+    """Every CPU option misses the chat card's 2 s first token: a CPU recommendation is wrong."""
+    check = plan_check({**GOOD_PLAN, "recommendation": "cpu"}, chat_comparison())
+    finding = next(f for f in check.findings if f.code == "recommendation_rejected")
+    assert finding.severity == "error"
+    assert "rejects every" in finding.message and "compute" in finding.message
+    assert "first token after" in finding.message  # the reason, with the figures
+    assert "Managed model API" in finding.message  # what it recommends instead
+    assert check.comparison["recommended"]["path"] == "managed_api"  # type: ignore[index]
+
+
+def test_an_excluded_path_is_flagged() -> None:
+    check = plan_check(
+        {**GOOD_PLAN, "recommendation": "managed_api"}, chat_comparison("managed_api")
+    )
+    assert "recommendation_excluded" in check.codes
+
+
+def test_a_meeting_but_dearer_path_is_a_warning_and_the_recommended_one_is_clean() -> None:
+    comparison = chat_comparison()
+    gpu = plan_check({**GOOD_PLAN, "recommendation": "gpu"}, comparison)
+    dearer = next(f for f in gpu.findings if f.code == "recommendation_dearer")
+    assert dearer.severity == "warning" and "$" in dearer.message
+    api = plan_check({**GOOD_PLAN, "recommendation": "managed_api"}, comparison)
+    assert not [c for c in api.codes if c.startswith("recommendation_")]
+    assert plan_check(GOOD_PLAN).comparison == {}  # nothing attached, nothing said

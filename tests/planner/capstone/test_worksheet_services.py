@@ -127,3 +127,30 @@ def test_resubmission_waits_for_release_then_makes_a_new_version(learner, instru
     first.refresh_from_db()
     assert first.content["feature"] == "Live lesson chat"
     assert second.content["feature"] == "Live lesson chat, revised"
+
+
+CPU_CHAT_LINK = (
+    "https://recall.example/planner/paths/?estimate=serving&model=llama-3.1-8b&users=20"
+    "&context_tokens=8192&ttft_target_ms=2000&requests_per_day=1000"
+)
+
+
+def test_an_attached_comparison_is_run_once_per_link_and_frozen_at_submit(learner) -> None:  # type: ignore[no-untyped-def]
+    """The link's comparison is stored at save (our own address, whatever host was pasted), kept
+    while the link stays, and a submitted version carries it and the check's verdict on it."""
+    worksheet = worksheet_for(
+        learner, CourseFactory(), recommendation="cpu", paths_query=CPU_CHAT_LINK
+    )
+    stored = worksheet.paths_comparison
+    assert stored["recommended"]["path"] == "managed_api"
+    assert stored["link"].startswith("/planner/paths/?estimate=serving")
+    worksheet_autosave(worksheet=worksheet, data={"feature": "Chat v2"})
+    worksheet.refresh_from_db()
+    assert worksheet.paths_comparison == stored
+    submission = worksheet_submit(worksheet=worksheet, now=timezone.now())
+    assert submission.paths_comparison["recommended"]["path"] == "managed_api"
+    codes = [f["code"] for f in submission.check_result["findings"]]
+    assert "recommendation_rejected" in codes
+    worksheet_autosave(worksheet=worksheet, data={"paths_query": ""})
+    worksheet.refresh_from_db()
+    assert worksheet.paths_comparison == {}

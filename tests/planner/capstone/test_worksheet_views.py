@@ -232,3 +232,30 @@ def test_script_and_html_in_a_plan_are_escaped_everywhere(client, learner, instr
         assert "<script>window.pwned" not in html
         assert 'onerror="alert(1)"' not in html
         assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in html
+
+
+def test_a_pasted_comparison_link_is_checked_and_shown(client, learner) -> None:  # type: ignore[no-untyped-def]
+    """A link the comparison refuses names the field; a good one shows its recommendation on the
+    worksheet, and the submitted version's check flags a CPU recommendation it rejects."""
+    course = CourseFactory()
+    EnrollmentFactory(user=learner, course=course)
+    client.force_login(learner)
+    save = reverse("capstone:worksheet_save", args=[course.slug])
+    bad = client.post(save, form_data(paths_query="/planner/paths/?estimate=serving&users=-4"))
+    assert bad.status_code == 400
+    assert "Path comparison (its link): the comparison" in bad.content.decode()
+    assert "users: must not be negative" in bad.content.decode()
+    link = (
+        "/planner/paths/?estimate=serving&model=llama-3.1-8b&users=20&context_tokens=8192"
+        "&ttft_target_ms=2000&requests_per_day=1000"
+    )
+    assert client.post(save, form_data(paths_query=link, recommendation="cpu")).status_code == 302
+    page = client.get(reverse("capstone:worksheet", args=[course.slug])).content.decode()
+    assert "The attached comparison recommends <strong>Managed model API" in page
+    response = client.post(
+        reverse("capstone:worksheet_submit", args=[course.slug]),
+        form_data(paths_query=link, recommendation="cpu"),
+    )
+    version = client.get(response.url).content.decode()
+    assert 'data-code="recommendation_rejected"' in version
+    assert 'data-testid="check-comparison"' in version

@@ -1,0 +1,97 @@
+"""The managed API as a serving path: per-token prices for the day's requests, and its rate limits,
+first token and decode speed (indicative provider figures) against the card's targets."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from planner.capacity.catalogue import Accelerator
+from planner.capacity.formatting import money, num, whole
+from planner.capacity.paths_card import ServingCard, required_decode
+from planner.capacity.paths_options import (
+    API_DECODE_TOKENS_PER_S,
+    API_RATE_LIMIT_SOURCE,
+    API_REQUESTS_PER_MINUTE,
+    API_TOKENS_PER_MINUTE,
+    API_TTFT_MS,
+    COLD_START,
+    SERVING_STACK,
+    PathOption,
+)
+from planner.capacity.results import FormulaLine
+from planner.capacity.units import as_float, exact
+
+
+def api_option(card: ServingCard, api: Accelerator) -> PathOption:
+    """The managed API: per-token price for the day's requests; its rate limits at the peak."""
+    price_in = exact(api.price_per_million_input_tokens_usd or 0)
+    price_out = exact(api.price_per_million_output_tokens_usd or 0)
+    per_request = (card.prompt_tokens * price_in + card.output_tokens * price_out) / 10**6
+    cost = card.requests_per_day * per_request
+    seconds = API_TTFT_MS / 1000 + card.output_tokens / API_DECODE_TOKENS_PER_S
+    peak_rpm = card.users * 60 / seconds
+    peak_tpm = peak_rpm * (card.prompt_tokens + card.output_tokens)
+    formulas = (
+        FormulaLine(
+            "Cost per day on the managed API",
+            "requests per day × (prompt tokens × input price + output tokens × output price) ÷ 10⁶",
+            f"{whole(card.requests_per_day)} × ({whole(card.prompt_tokens)} × {money(price_in)} + "
+            f"{whole(card.output_tokens)} × {money(price_out)}) ÷ 10⁶ = {money(cost)}",
+        ),
+        FormulaLine(
+            "Peak requests and tokens per minute",
+            "peak users × 60 ÷ (first token + output tokens ÷ decode speed); × tokens per request",
+            f"{card.users} × 60 ÷ ({num(API_TTFT_MS / 1000)} s + {whole(card.output_tokens)} ÷ "
+            f"{num(API_DECODE_TOKENS_PER_S)}) = {num(peak_rpm, 0)} requests/min, "
+            f"{num(peak_tpm, 0)} tokens/min (limits {whole(API_REQUESTS_PER_MINUTE)} and "
+            f"{whole(API_TOKENS_PER_MINUTE)})",
+        ),
+    )
+    limiter, reason = _api_limiter(card, peak_rpm, peak_tpm)
+    return PathOption(
+        path="managed_api",
+        accelerator=api.id,
+        name=api.name,
+        count=1,
+        meets=limiter is None,
+        limiter=limiter,
+        reason=reason,
+        cost_usd=cost,
+        stack=SERVING_STACK["managed_api"],
+        notes=(
+            COLD_START["managed_api"],
+            f"rate limits: {API_RATE_LIMIT_SOURCE}",
+            "the prompts leave your network: not for data that must stay in-house",
+            "priced as the catalogue's 7-8B class model; a larger model costs more per token",
+        ),
+        figures={
+            "time_to_first_token_ms": as_float(API_TTFT_MS, 1),
+            "decode_tokens_per_s": as_float(API_DECODE_TOKENS_PER_S, 1),
+            "peak_requests_per_minute": as_float(peak_rpm, 1),
+            "peak_tokens_per_minute": as_float(peak_tpm, 0),
+            "cost_per_request_usd": as_float(per_request, 6),
+        },
+        formulas=formulas,
+        cost_per_million_output_tokens_usd=per_request / card.output_tokens * 10**6,
+        cost_per_request_usd=per_request,
+    )
+
+
+def _api_limiter(card: ServingCard, rpm: Fraction, tpm: Fraction) -> tuple[str | None, str]:
+    if rpm > API_REQUESTS_PER_MINUTE or tpm > API_TOKENS_PER_MINUTE:
+        return "rate_limit", (
+            f"{num(rpm, 0)} requests and {num(tpm, 0)} tokens a minute at the peak, over the "
+            f"provider's {whole(API_REQUESTS_PER_MINUTE)} and {whole(API_TOKENS_PER_MINUTE)}"
+        )
+    if card.ttft_target_ms is not None and API_TTFT_MS > card.ttft_target_ms:
+        return "queueing", (
+            f"a typical first token after {num(API_TTFT_MS, 0)} ms, over the "
+            f"{num(card.ttft_target_ms, 0)} ms target"
+        )
+    need = required_decode(card, API_TTFT_MS / 1000)
+    if need is not None and API_DECODE_TOKENS_PER_S < need:
+        return "bandwidth", (
+            f"a typical {num(API_DECODE_TOKENS_PER_S, 0)} tokens/s per stream, below the "
+            f"{num(need, 1)} needed"
+        )
+    return None, ""
