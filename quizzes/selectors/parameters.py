@@ -60,11 +60,13 @@ def learner_review_counts(*, course: Course) -> dict[int, int]:
 
 
 def pooled_sample(
-    *, course: Course, budget: int = SAMPLE_REVIEWS, strata: int = SAMPLE_STRATA
+    *, course: Course, budget: int | None = None, strata: int | None = None
 ) -> list[int] | None:
     """The learners whose reviews train the pooled set: None (all of them) when the course
     holds no more than `budget` reviews, else a seeded sample of each review-count stratum in
     proportion budget / total. One query."""
+    budget = SAMPLE_REVIEWS if budget is None else budget
+    strata = SAMPLE_STRATA if strata is None else strata
     counts = learner_review_counts(course=course)
     total = sum(counts.values())
     if total <= budget:
