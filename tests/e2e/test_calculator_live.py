@@ -1,8 +1,10 @@
-"""The calculator in a real browser: typing a new context length updates the users and the bar in place."""
+"""The calculator in a real browser: typing updates the result in place, the roofline chart, a
+model's config.json pasted or uploaded, and the whole page from the keyboard."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -208,4 +210,110 @@ def test_cards_and_compare_read_names_not_codes(page, live_server, learner, view
         for code in ("mistral-7b", "l40s", "target_users_do_not_fit", "weight_precision"):
             assert code not in text, (url, code)
         assert not re.search(r"\d\.\d{5,}", text), url
+    assert not page.console_errors, page.console_errors
+
+
+CONFIGS = Path(__file__).resolve().parents[1] / "planner" / "data" / "configs"
+SPEED = (
+    "/planner/?estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=64"
+    "&context_tokens=4096&prompt_tokens=1000"
+)
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
+def test_the_roofline_chart_follows_the_decode_batch(page, live_server, viewport) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size(viewport)
+    page.goto(SPEED)
+    chart = page.get_by_test_id("roofline-chart")
+    expect(chart).to_be_visible()
+    box = chart.locator("svg.roofline").bounding_box()
+    assert box is not None and box["width"] > 300 and box["x"] + box["width"] <= viewport["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    expect(chart.get_by_test_id("predicted-curve")).to_have_count(1)
+    expect(chart.get_by_test_id("upper-bound-curve")).to_have_count(1)
+    point = chart.get_by_test_id("user-point")
+    expect(point).to_have_count(1)
+    x_before = point.get_attribute("cx")
+    page.get_by_label("Decode batch (streams at once)").fill("4")
+    expect(page.get_by_test_id("decode-rate")).to_contain_text("with 4 decoding together")
+    expect(page.get_by_test_id("user-point")).not_to_have_attribute("cx", x_before or "")
+    # The chart's figures as a table, for a reader who cannot see the chart.
+    page.get_by_text("The chart's figures as a table").click()
+    table = page.get_by_test_id("roofline-table")
+    expect(table).to_be_visible()
+    expect(table.locator('tr[aria-current="true"] th')).to_have_text("4")
+    assert not page.console_errors, page.console_errors
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
+def test_pasting_a_config_json_sizes_that_model_and_the_link_keeps_it(
+    page, live_server, viewport
+) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size(viewport)
+    page.goto("/planner/?estimate=serving&gpu=h100-sxm&users=4&context_tokens=4096")
+    page.get_by_label("Model config.json").fill((CONFIGS / "qwen3-32b.json").read_text())
+    picked = page.get_by_test_id("config-model")
+    expect(picked).to_contain_text("From your config.json")
+    expect(picked).to_contain_text("64 layers")
+    # The KV per user is Qwen3-32B's: 262,144 bytes per token.
+    expect(page.locator("#calc-result")).to_contain_text("262144 bytes per token")
+    page.wait_for_url(re.compile(r"config=z\."))
+    assert len(page.url) < 1000
+    users = page.get_by_test_id("max-users").inner_text()
+    # The shared link opens the same result, the config readable in its box and its figures
+    # shown in the fields it fills.
+    page.goto(page.url)
+    assert page.get_by_test_id("max-users").inner_text() == users
+    expect(page.get_by_label("Layers")).to_have_attribute("placeholder", "64 (from config.json)")
+    expect(page.get_by_label("Model config.json")).to_have_value(re.compile('"num_hidden_layers": 64'))
+    # A broken config is named at its field, and no stale result stays beside it.
+    page.get_by_label("Model config.json").fill('{"hidden_size": 5120}')
+    expect(page.get_by_test_id("error-config")).to_contain_text("num_hidden_layers")
+    expect(page.get_by_test_id("max-users")).to_have_count(0)
+    assert not page.console_errors, page.console_errors
+
+
+def test_uploading_a_config_json_fills_the_box_and_recalculates(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    page.goto("/planner/?estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=4")
+    before = page.get_by_test_id("max-users").inner_text()
+    page.get_by_label("Or upload a config.json file").set_input_files(
+        str(CONFIGS / "qwen3-32b.json")
+    )
+    expect(page.get_by_label("Model config.json")).to_have_value(re.compile('"Qwen3ForCausalLM"'))
+    expect(page.get_by_test_id("config-model")).to_contain_text("64 layers")
+    expect(page.get_by_test_id("max-users")).not_to_have_text(before)
+    expect(page.get_by_label("Or upload a config.json file")).to_have_value("")
+    assert not page.console_errors, page.console_errors
+
+
+def test_the_calculator_works_from_the_keyboard_alone(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """Tab to the GPU picker and choose with the arrows, type a config into its box, reach the
+    chart's table and open it with Enter: no mouse."""
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto("/planner/?estimate=serving&users=4&context_tokens=4096")
+    page.keyboard.press("Tab")
+    for _ in range(60):
+        if page.evaluate("document.activeElement && document.activeElement.id") == "id_gpu":
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "id_gpu"
+    page.keyboard.type("NVIDIA H100 SXM")  # a focused select selects the option typed
+    expect(page.locator("#id_gpu")).to_have_value("h100-sxm")
+    for _ in range(10):
+        if page.evaluate("document.activeElement && document.activeElement.id") == "id_config":
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "id_config"
+    page.keyboard.insert_text((CONFIGS / "llama-3.1-8b.json").read_text())
+    expect(page.get_by_test_id("config-model")).to_contain_text("32 layers")
+    expect(page.get_by_test_id("picked")).to_contain_text("NVIDIA H100 SXM: 80 GB")
+    expect(page.get_by_test_id("roofline-chart")).to_be_visible()
+    summary = page.get_by_text("The chart's figures as a table")
+    for _ in range(200):
+        if summary.evaluate("el => el === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    assert summary.evaluate("el => el === document.activeElement")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("roofline-table")).to_be_visible()
     assert not page.console_errors, page.console_errors

@@ -14,6 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from planner.calculator.config_input import CONFIG_MAX_BYTES, CONFIG_QUERY_MAX_CHARS, compact
 
@@ -312,3 +314,35 @@ def test_the_page_shows_a_bad_config_at_its_field(client: Client) -> None:
     assert response.status_code == 200
     assert re.search(r'id="err-config"[^>]*>[^<]*num_hidden_layers', body)
     assert 'data-testid="max-users"' not in body
+
+
+QWEN3_32B_CONFIG = json.loads(QWEN3_32B.read_text())
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    config=st.one_of(
+        st.text(max_size=200),
+        JSON_VALUES.map(json.dumps),
+        st.tuples(st.sampled_from(sorted(QWEN3_32B_CONFIG)), JSON_VALUES).map(
+            lambda kv: json.dumps({**QWEN3_32B_CONFIG, kv[0]: kv[1]})
+        ),
+    ),
+    post=st.booleans(),
+)
+def test_any_config_answers_200_or_400_naming_its_field(
+    client: Client, config: str, post: bool
+) -> None:
+    url = reverse("planner:api_serving")
+    send = client.post if post else client.get
+    response = send(url, {**SERVING_QUERY, "config": config})
+    assert response.status_code in {200, 400}, config
+    if response.status_code == 400 and config.strip():  # empty: no model at all (model_gb)
+        assert set(response.json()["errors"]) <= {"config", "context_tokens", "users"}, config

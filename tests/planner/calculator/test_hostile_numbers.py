@@ -23,12 +23,16 @@ FIELDS = [
     ("serving", SERVING, "users"),
     ("serving", SERVING, "context_tokens"),
     ("serving", SERVING, "latency_target_ms"),
+    ("serving", SERVING, "intermediate_size"),
+    ("serving", SERVING, "burst_arrivals"),
+    ("serving", SERVING, "arrival_rate_per_s"),
     ("training", TRAINING, "batch_size"),
     ("training", TRAINING, "seq_len"),
     ("training", TRAINING, "params_b"),
     ("batch", BATCH, "items_per_s"),
     ("batch", BATCH, "items"),
     ("batch", BATCH, "window_hours"),
+    ("batch", {**BATCH, "gpu": "l4"}, "params_b"),
 ]
 
 
