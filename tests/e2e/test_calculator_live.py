@@ -265,7 +265,9 @@ def test_pasting_a_config_json_sizes_that_model_and_the_link_keeps_it(
     page.goto(page.url)
     assert page.get_by_test_id("max-users").inner_text() == users
     expect(page.get_by_label("Layers")).to_have_attribute("placeholder", "64 (from config.json)")
-    expect(page.get_by_label("Model config.json")).to_have_value(re.compile('"num_hidden_layers": 64'))
+    expect(page.get_by_label("Model config.json")).to_have_value(
+        re.compile('"num_hidden_layers": 64')
+    )
     # A broken config is named at its field, and no stale result stays beside it.
     page.get_by_label("Model config.json").fill('{"hidden_size": 5120}')
     expect(page.get_by_test_id("error-config")).to_contain_text("num_hidden_layers")

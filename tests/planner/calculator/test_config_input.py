@@ -319,7 +319,9 @@ def test_the_page_shows_a_bad_config_at_its_field(client: Client) -> None:
 QWEN3_32B_CONFIG = json.loads(QWEN3_32B.read_text())
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
