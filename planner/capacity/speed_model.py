@@ -189,8 +189,8 @@ def moe_experts(spec: ModelSpec | None) -> tuple[int, int] | None:
         return None
     total = getattr(spec, "num_experts", None) or getattr(spec, "experts", None)
     routed = getattr(spec, "experts_per_token", None) or getattr(spec, "num_experts_per_tok", None)
-    if isinstance(total, int) and isinstance(routed, int) and 0 < routed <= total:
-        return total, routed
+    if isinstance(total, int) and isinstance(routed, int):
+        return (total, routed) if 0 < routed < total else None
     return MOE_EXPERTS.get(spec.id)
 
 

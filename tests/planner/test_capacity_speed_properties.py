@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.capacity import ServingEstimate, ServingInputs, default_catalogue, estimate_serving
+from planner.capacity import (
+    CapacityInputError,
+    ServingEstimate,
+    ServingInputs,
+    default_catalogue,
+    estimate_serving,
+)
 
 CAT = default_catalogue()
 GPUS = st.sampled_from(["l4", "l40s", "a100-80gb", "h100-sxm", "h200", "tpu-v5p"])
@@ -120,3 +126,48 @@ def test_time_to_first_token_rises_with_burst_and_prompt(
     assert bigger.time_to_first_token_ms is not None and longer.time_to_first_token_ms is not None
     assert bigger.time_to_first_token_ms > base.time_to_first_token_ms
     assert longer.time_to_first_token_ms > base.time_to_first_token_ms
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    gpu=st.sampled_from(["l4", "h100-sxm", "tpu-v5e", "cpu-server", "a100-80gb:1g.10gb"]),
+    model=st.sampled_from(["llama-3.1-8b", "mixtral-8x7b", "deepseek-v2-lite", "phi-3-mini"]),
+    precision=PRECISIONS,
+    p=st.one_of(st.none(), st.integers(min_value=1, max_value=10**6)),
+    o=st.one_of(st.none(), st.integers(min_value=1, max_value=10**6)),
+    users=st.one_of(st.none(), st.integers(min_value=1, max_value=10**5)),
+    burst=st.one_of(st.none(), st.integers(min_value=1, max_value=10**4)),
+    rate=st.one_of(st.none(), st.floats(min_value=0, max_value=1e6)),
+    n=st.sampled_from([1, 2, 4]),
+)
+def test_any_speed_inputs_give_an_estimate_or_name_a_field(
+    gpu: str,
+    model: str,
+    precision: str,
+    p: int | None,
+    o: int | None,
+    users: int | None,
+    burst: int | None,
+    rate: float | None,
+    n: int,
+) -> None:
+    try:
+        est = estimate(
+            gpu,
+            model,
+            precision,
+            prompt_tokens=p,
+            output_tokens=o,
+            users=users,
+            burst_arrivals=burst,
+            arrival_rate_per_s=rate,
+            tensor_parallel=n,
+        )
+    except CapacityInputError as err:
+        assert err.field in {"tensor_parallel", "context_tokens", "users"}
+        return
+    if est.decode_tokens_per_s is not None:
+        assert 0 <= est.decode_tokens_per_s <= (est.decode_tokens_per_s_upper_bound or 0)
+    if est.time_to_first_token_ms is not None:
+        assert est.time_to_first_token_ms >= 0
+    est.to_dict()
