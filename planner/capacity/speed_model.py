@@ -66,16 +66,15 @@ FIRST_TOKEN_FIXED_S: Final = Fraction(8, 1000)
 # doubling or a tree: 2 x ⌈log2 N⌉ steps (the alpha-beta model, Thakur, Rabenseifner & Gropp 2005,
 # "Optimization of Collective Communication Operations in MPICH"), so two GPUs pay 2 steps, four 4,
 # eight 6. Two GPUs: 15 us over NVLink (nccl-tests' small-message all-reduce latency on NVLink is
-# ~10-20 us; vLLM PR 2192's custom all-reduce is of that order), 40 us over PCIe, 10 us over TPU
-# ICI (Pope et al. 2022). Fitted on NIM's single-stream TP2 run.
+# ~10-20 us; vLLM PR 2192's custom all-reduce is of that order), fitted on NIM's single-stream
+# TP2 run; 40 us over PCIe (NCCL crosses the host bridge); 10 us over TPU ICI, assumed (no TPU run).
 ALL_REDUCE_STEP_LATENCY_S: Final[dict[str, Fraction]] = {
     "nvlink": Fraction(75, 10**7),
     "pcie": Fraction(20, 10**6),
     "ici": Fraction(5, 10**6),
 }
-ALL_REDUCES_PER_LAYER: Final = (
-    2  # after attention and after the MLP (Megatron-LM, Shoeybi et al. 2019)
-)
+# After attention and after the MLP (Megatron-LM, Shoeybi et al. 2019).
+ALL_REDUCES_PER_LAYER: Final = 2
 ACTIVATION_BYTES: Final = 2  # bf16/fp16 activations are what the all-reduces move
 # Experts (total, routed per token) of the catalogue's mixtures of experts, from their config.json
 # (num_local_experts / n_routed_experts and num_experts_per_tok), for rows that do not carry them.
@@ -88,7 +87,6 @@ MOE_EXPERTS: Final[dict[str, tuple[int, int]]] = {
     "gpt-oss-120b": (128, 4),
     "deepseek-v3": (256, 8),
 }
-_HBM_GPUS: Final = ("a100", "h100", "h200", "h20", "gh200", "b100", "b200", "gb200", "mi")
 
 
 def device_class(acc: Accelerator | None) -> str:
@@ -102,7 +100,7 @@ def weight_format(precision: str | None) -> str:
     """'16-bit', '8-bit' or '4-bit': how many bytes each weight streams from memory."""
     if precision in ("fp8", "int8"):
         return "8-bit"
-    if precision == "int4":
+    if precision in ("int4", "fp4", "mxfp4", "nvfp4"):
         return "4-bit"
     return "16-bit"
 
