@@ -21,6 +21,7 @@ from planner.capacity.overhead import (
     BLOCK_SIZE_TOKENS,
     DEFAULT_GPU_MEMORY_UTILIZATION,
     EngineRun,
+    engine_model,
     engine_overhead,
     run_batch,
 )
@@ -73,7 +74,7 @@ def kv_pool(
         return Pool(
             overhead, {}, None, free, available, per_user_gpu, per_token_gpu, tokens, max_users
         )
-    return _engine_pool(inputs, device, w_gpu, kv, per_user_gpu, per_token_gpu, n, trail)
+    return _engine_pool(inputs, device, weights, kv, per_user_gpu, per_token_gpu, n, trail)
 
 
 def _simple_formulas(
@@ -115,18 +116,20 @@ def _utilization(inputs: ServingInputs, trail: Trail) -> Fraction:
 def _engine_pool(
     inputs: ServingInputs,
     device: DeviceMemory,
-    w_gpu: Fraction,
+    weights: Weights,
     kv: KvCache,
     per_user_gpu: Fraction,
     per_token_gpu: Fraction | None,
     n: int,
     trail: Trail,
 ) -> Pool:
+    w_gpu = weights.bytes / n
     utilization = _utilization(inputs, trail)
     profile = engine_profile(inputs.engine_profile)
     run = EngineRun(
         profile=profile,
-        spec=inputs.model,
+        # The learner's hidden size, vocabulary and MLP width size the profiling run's peak.
+        spec=engine_model(inputs, weights.params, trail),
         accelerator_id=inputs.accelerator.id if inputs.accelerator is not None else "",
         max_model_len=kv.context or DEFAULT_CONTEXT_TOKENS,
         tensor_parallel=n,
