@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import importlib
 import json
 import zlib
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 
 from planner.capacity import CapacityInputError, ModelSpec
+from planner.capacity.hf_config import model_from_config
 
 # Far above any language model's config.json (Qwen3-32B's is 0.7 kB, DeepSeek-V3's 1.7 kB, a
 # multimodal one's a few kB) and far below what would slow a request to read.
@@ -71,17 +70,7 @@ def too_big() -> str:
 @lru_cache(maxsize=64)
 def config_model(text: str) -> ModelSpec:
     """The model a config describes (kept: the form checks it, then the calculation reads it)."""
-    return _reader()(expand(text))
-
-
-def _reader() -> Callable[[str], ModelSpec]:
-    # TEMPORARY until planner.capacity.hf_config lands (H2a): then a plain import.
-    try:
-        module = importlib.import_module("planner.capacity.hf_config")
-    except ImportError:
-        raise CapacityInputError("config", "reading config.json is not available yet.") from None
-    reader: Callable[[str], ModelSpec] = module.model_from_config
-    return reader
+    return model_from_config(expand(text))
 
 
 def config_spec_or_none(value: object) -> ModelSpec | None:
