@@ -31,7 +31,9 @@ class Figure:
     value: Callable[[], float]
     fmt: str  # format spec: ",.2f", ".0f", "d"...
     which: int = 0  # which `{}` of the text is this figure
-    after: str = ""  # a line the figure follows (a quiz item's key); the search stops at the next item
+    after: str = (
+        ""  # a line the figure follows (a quiz item's key); the search stops at the next item
+    )
 
     @property
     def id(self) -> str:
@@ -103,7 +105,9 @@ def exercise(name: str, **variables: object) -> Callable[[], float]:
     return value
 
 
-def speed_constant(name: str, key: tuple[str, str] | None = None, times: float = 1) -> Callable[[], float]:
+def speed_constant(
+    name: str, key: tuple[str, str] | None = None, times: float = 1
+) -> Callable[[], float]:
     def value() -> float:
         from planner.capacity import speed_model
 
@@ -147,9 +151,15 @@ V6E = "estimate=serving&gpu=tpu-v6e&model=llama-3.1-8b&users=10&context_tokens=8
 A100 = f"{CHAT}&gpu=a100-80gb"
 L4_THREE = "estimate=serving&gpu=l4&model=llama-3.1-8b&users=3&context_tokens=8192"
 EMBED_WINDOW = "estimate=batch&items=50000&window_hours=2&retry_margin=0.2&items_per_s=10"
-API_DAY = "estimate=batch&items=1000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
-API_ONE = "estimate=batch&items=1000000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
-TRAIN = "estimate=training&model=llama-3.1-8b&batch_size=4&seq_len=2048&checkpointing=true&steps=1000"
+API_DAY = (
+    "estimate=batch&items=1000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
+)
+API_ONE = (
+    "estimate=batch&items=1000000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
+)
+TRAIN = (
+    "estimate=training&model=llama-3.1-8b&batch_size=4&seq_len=2048&checkpointing=true&steps=1000"
+)
 FULL, FULL_4 = f"{TRAIN}&method=full&gpu=h100-sxm", f"{TRAIN}&method=full&gpu=h100-sxm&gpus=4"
 LORA, QLORA = f"{TRAIN}&method=lora&gpu=h100-sxm", f"{TRAIN}&method=qlora&gpu=h100-sxm"
 QLORA_L4 = f"{TRAIN}&method=qlora&gpu=l4&fused_loss=true"

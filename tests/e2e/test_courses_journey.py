@@ -32,20 +32,20 @@ def test_enrol_read_complete_and_resume_at_lesson_two(page, live_server, learner
     ).is_visible()
     page.get_by_role("heading", name="One card per workload").scroll_into_view_if_needed()
     progress = page.get_by_test_id("course-progress-text")
-    assert progress.inner_text() == "0 of 5 lessons complete"
+    assert progress.inner_text() == "0 of 8 lessons complete"
 
     # A marker on window survives an htmx swap but not a page load.
     page.evaluate("window.__stillHere = true")
     page.get_by_role("button", name="Mark lesson complete").click()
     page.get_by_text("You have completed this lesson.").wait_for()
-    assert progress.inner_text() == "1 of 5 lessons complete"
+    assert progress.inner_text() == "1 of 8 lessons complete"
     assert page.get_by_role("progressbar").first.get_attribute("value") == "1"
     assert page.evaluate("window.__stillHere") is True
     assert page.get_by_role("button", name="Mark lesson complete").count() == 0
 
     page.get_by_role("link", name="GPUs, TPUs, and AI Hardware").first.click()
     page.wait_for_url("**/courses/gpus-tpus-ai-hardware/")
-    assert page.get_by_test_id("course-progress-text").inner_text() == "1 of 5 lessons complete"
+    assert page.get_by_test_id("course-progress-text").inner_text() == "1 of 8 lessons complete"
     assert page.get_by_text("1 of 1 complete").is_visible()
 
     page.get_by_role("button", name="Log out").click()
@@ -56,7 +56,7 @@ def test_enrol_read_complete_and_resume_at_lesson_two(page, live_server, learner
 
     page.wait_for_url("**/courses/gpus-tpus-ai-hardware/memory-consumers/")
     assert page.get_by_role("heading", level=1).inner_text() == "What fills accelerator memory"
-    assert re.search(r"Lesson 2 of 5", page.content())
+    assert re.search(r"Lesson 2 of 8", page.content())
     assert not page.console_errors, page.console_errors
 
 
@@ -70,6 +70,10 @@ def test_outline_and_lesson_fit_a_phone_screen(page, live_server, learner) -> No
         "/courses/",
         "/courses/gpus-tpus-ai-hardware/",
         "/courses/gpus-tpus-ai-hardware/practical-estimate/",
+        "/courses/gpus-tpus-ai-hardware/speed-from-the-spec-sheet/",
+        "/courses/gpus-tpus-ai-hardware/cost-per-useful-result/",
+        "/courses/gpus-tpus-ai-hardware/three-cards-sized/",
+        "/courses/gpus-tpus-ai-hardware/recall-capstone/",
         "/courses/gpus-tpus-ai-hardware/hardware-paths/",
     ]:
         page.goto(path)
