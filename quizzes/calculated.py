@@ -176,15 +176,15 @@ class Problem:
 
 def problem_for(item: QuizItem, *, learner_id: int, review: int) -> Problem:
     """The problem `item` shows this learner at this review (0 before the first answer)."""
-    values = draw_values(
-        item.variables, draw_seed(learner_id=learner_id, item_id=item.pk, review=review)
-    )
-    solution = solve(item.exercise, values)
+    calculation = item.calculation
+    seed = draw_seed(learner_id=learner_id, item_id=item.pk, review=review)
+    values = draw_values(calculation["variables"], seed)
+    solution = solve(calculation["exercise"], values)
     return Problem(
         values=values,
         prompt=prompt_with(item.prompt, solution.shown),
         solution=solution,
-        relative_tolerance=item.relative_tolerance,
+        relative_tolerance=calculation["relative_tolerance"],
         unit=item.unit or solution.unit,
     )
 

@@ -31,13 +31,8 @@ class QuizItem(models.Model):
     tolerance = models.FloatField(default=0.0, help_text=_("Absolute tolerance, in the unit."))
     # Free-recall items.
     model_answer = models.TextField(blank=True)
-    # Calculated items: a template whose numbers are drawn per learner and review, the answer
-    # worked by a named exercise (quizzes/calculated.py); `unit` and `explanation` as above.
-    exercise = models.CharField(max_length=60, blank=True)
-    variables = models.JSONField(default=dict, blank=True)
-    relative_tolerance = models.FloatField(default=0.0)
-    answer_min = models.FloatField(null=True, blank=True)
-    answer_max = models.FloatField(null=True, blank=True)
+    # Calculated items: exercise, variables, relative_tolerance, answer_range (calculated.py).
+    calculation = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["lesson", "position"]
@@ -50,10 +45,7 @@ class QuizItem(models.Model):
 
     @property
     def single_answer(self) -> bool:
-        """A multiple-choice item with exactly one correct choice (answered with radio buttons).
-
-        Reads `choices.all()`, so a prefetch of choices serves it without a query.
-        """
+        """Multiple choice with one correct choice (radios); a prefetch of choices serves it."""
         return sum(1 for choice in self.choices.all() if choice.is_correct) == 1
 
 
@@ -88,10 +80,7 @@ class RecallSchedule(models.Model):
     # No single-column index on learner: (learner, due) and (learner, item) both lead with it,
     # and a third index only tempts the planner away from (learner, due) for the due count.
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        related_name="recall_schedules",
-        db_index=False,
+        settings.AUTH_USER_MODEL, models.CASCADE, "recall_schedules", db_index=False
     )
     item = models.ForeignKey(QuizItem, on_delete=models.CASCADE, related_name="recall_schedules")
     # The item's course, kept on the schedule as Anki keeps a card's deck: the due queue counts
@@ -169,8 +158,7 @@ class ReviewLog(models.Model):
         "FsrsParameters", models.RESTRICT, "review_logs", null=True, blank=True
     )
     desired_retention = models.FloatField(null=True, blank=True)
-    # A calculated item's number the learner gave and the answer of the problem drawn for them
-    # (null for other kinds, and when they graded without typing a number).
+    # A calculated item's typed number and its drawn problem's answer (null if none typed).
     answer_value = models.FloatField(null=True, blank=True)
     expected_value = models.FloatField(null=True, blank=True)
 
@@ -224,11 +212,7 @@ class FsrsParameters(models.Model):
         "courses.Course", on_delete=models.CASCADE, related_name="fsrs_parameters"
     )
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="fsrs_parameters",
+        settings.AUTH_USER_MODEL, models.CASCADE, "fsrs_parameters", null=True, blank=True
     )
     version = models.PositiveIntegerField()
     weights = models.JSONField()
@@ -310,5 +294,6 @@ class RetentionPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner} · {self.course_id}: {self.desired_retention:.2f}"
+
 
 from quizzes.rollup_models import *  # noqa: E402,F403  (review rollups)

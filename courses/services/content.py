@@ -30,6 +30,7 @@ from core.ranges import (
     MAXIMUM_INTERVAL_DAYS,
     RUBRIC_POINTS,
 )
+from courses.services.content_calculated import CALCULATED_KEYS, calculated_load
 from courses.services.content_specs import (
     KINDS,
     MANIFEST,
@@ -45,14 +46,7 @@ from courses.services.content_specs import (
     ModuleSpec,
     RubricSpec,
 )
-from courses.services.content_toml import (
-    CALCULATED_KEYS,
-    TomlDoc,
-    TomlTable,
-    calculated_load,
-    file_inside,
-    unique_values,
-)
+from courses.services.content_toml import TomlDoc, TomlTable, file_inside, unique_values
 
 # --- the loader -------------------------------------------------------------------------------
 

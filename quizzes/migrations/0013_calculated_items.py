@@ -24,28 +24,8 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="quizitem",
-            name="exercise",
-            field=models.CharField(blank=True, max_length=60),
-        ),
-        migrations.AddField(
-            model_name="quizitem",
-            name="variables",
+            name="calculation",
             field=models.JSONField(blank=True, default=dict),
-        ),
-        migrations.AddField(
-            model_name="quizitem",
-            name="relative_tolerance",
-            field=models.FloatField(default=0.0),
-        ),
-        migrations.AddField(
-            model_name="quizitem",
-            name="answer_min",
-            field=models.FloatField(blank=True, null=True),
-        ),
-        migrations.AddField(
-            model_name="quizitem",
-            name="answer_max",
-            field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
             model_name="reviewlog",

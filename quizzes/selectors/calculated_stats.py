@@ -54,12 +54,13 @@ def _template_stats(
     errors: list[float] = []
     mistakes: dict[str, int] = {}
     wrong = 0
+    tolerance = item.calculation.get("relative_tolerance", 0.0)
     for _rating, answer, expected in logs:
         if answer is None or expected is None:
             continue
         error = abs(answer - expected) / abs(expected) if expected else abs(answer)
         errors.append(error)
-        if abs(answer - expected) > item.relative_tolerance * abs(expected) + 1e-9:
+        if abs(answer - expected) > tolerance * abs(expected) + 1e-9:
             wrong += 1
             name = known_mistake(answer=answer, expected=expected)
             if name is not None:

@@ -22,11 +22,14 @@ def _item_values(spec: ItemSpec, position: int) -> dict[str, Any]:
         "unit": spec.unit,
         "tolerance": spec.tolerance,
         "model_answer": spec.model_answer,
-        "exercise": calculated.exercise if calculated else "",
-        "variables": calculated.variables if calculated else {},
-        "relative_tolerance": calculated.relative_tolerance if calculated else 0.0,
-        "answer_min": calculated.answer_range[0] if calculated else None,
-        "answer_max": calculated.answer_range[1] if calculated else None,
+        "calculation": {
+            "exercise": calculated.exercise,
+            "variables": calculated.variables,
+            "relative_tolerance": calculated.relative_tolerance,
+            "answer_range": list(calculated.answer_range),
+        }
+        if calculated
+        else {},
     }
 
 

@@ -56,10 +56,10 @@ def test_an_import_stores_the_template_on_the_item() -> None:
     course_import(folder=COURSE)
     item = QuizItem.objects.get(key="kv-bytes")
     assert item.kind == QuizItem.Kind.CALCULATED
-    assert item.exercise == "kv_bytes_per_token"
-    assert item.variables["kv_heads"] == [4, 8, 16]
-    assert item.relative_tolerance == 0.01
-    assert (item.answer_min, item.answer_max) == (1000, 10_000_000)
+    assert item.calculation["exercise"] == "kv_bytes_per_token"
+    assert item.calculation["variables"]["kv_heads"] == [4, 8, 16]
+    assert item.calculation["relative_tolerance"] == 0.01
+    assert item.calculation["answer_range"] == [1000, 10_000_000]
 
 
 @pytest.mark.parametrize(
