@@ -109,6 +109,10 @@ def capstone_emails_enqueue(*, email_ids: list[int], eta: datetime | None = None
             capstone_email_send.apply_async((email_id,), eta=eta)  # type: ignore[arg-type]
     except Exception:
         logger.warning("could not enqueue capstone email(s) %s; the sweep will", email_ids)
+        # Due at once: the sweep's first run once the broker is back sends them.
+        CapstoneEmail.objects.filter(pk__in=email_ids, status=Status.PENDING).update(
+            next_attempt_at=timezone.now()
+        )
         return False
     return True
 

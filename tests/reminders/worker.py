@@ -75,6 +75,13 @@ class SMTPRecorder:
     pass_first: int = 1
     refuse: list[str] = field(default_factory=list)
     refuse_recipients: list[str] = field(default_factory=list)
+    # Until this moment (time.monotonic()), every message is answered `outage_reply`.
+    outage_until: float = 0.0
+    outage_reply: str = "451 4.3.0 Try again later"
+    # The first `stall` messages are taken whole, then answered only after `stall_seconds`
+    # (past the client's timeout: it cannot know whether the server has them).
+    stall: int = 0
+    stall_seconds: float = 0.0
     received: list[Received] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     held: int = 0
@@ -112,6 +119,10 @@ class SMTPRecorder:
         return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if time.monotonic() < self.outage_until:
+            with self.lock:
+                self.refused.append(self.outage_reply)
+            return self.outage_reply
         if self.refuse:
             reply = self.refuse[len(self.refused) % len(self.refuse)]
             with self.lock:
@@ -127,6 +138,9 @@ class SMTPRecorder:
         )
         with self.lock:
             self.received.append(record)
+            stalled = len(self.received) <= self.stall
+        if stalled:
+            await asyncio.sleep(self.stall_seconds)
         await self._gate("after_accept")
         record.acked_at = time.monotonic()
         return "250 2.0.0 Message accepted for delivery"
@@ -234,6 +248,49 @@ class Worker:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        self._logfile.close()
+
+
+class Beat:
+    """`celery -A config beat`: the periodic scan and the outbox sweeps, as production runs them
+    (OUTBOX_SWEEP_SECONDS in `env` makes the sweeps as frequent as a test needs)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="outage-beat-"))
+        self.log = self.dir / "beat.log"
+        full_env = {k: v for k, v in os.environ.items() if k != "CELERY_TASK_ALWAYS_EAGER"}
+        full_env.update(env)
+        full_env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        self._logfile = self.log.open("wb")
+        self.process = subprocess.Popen(
+            [
+                str(CELERY),
+                "-A",
+                "config",
+                "beat",
+                "--schedule",
+                str(self.dir / "schedule"),
+                "--loglevel",
+                "INFO",
+            ],
+            cwd=ROOT,
+            env=full_env,
+            stdout=self._logfile,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
 
     def stop(self) -> None:
         if self.process.poll() is None:
