@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Final
 
 from planner.capacity.batch import BatchEstimate, BatchInputs, estimate_batch
-from planner.capacity.catalogue import Accelerator, Catalogue
+from planner.capacity.catalogue import Accelerator, Catalogue, mig_slices
 from planner.capacity.formatting import money, num, whole
 from planner.capacity.paths_options import (
     API_RATE_LIMIT_SOURCE,
@@ -61,16 +61,27 @@ def batch_options(
                 "unknown (or no tokens per item): only the measured worker and the API compared",
             )
         )
-    for acc in catalogue.memory_devices():
-        option = _batch_option(inputs, acc, params)
-        if option is not None:
-            options.append(option)
+    for acc in catalogue.accelerators:
+        if not acc.is_memory_device:
+            continue
+        for device in (acc, *_smallest_slice(acc, params)):
+            option = _batch_option(inputs, device, params)
+            if option is not None:
+                options.append(option)
     api = catalogue.managed_api()
     if api is not None:
         option = _batch_api_option(inputs, api)
         if option is not None:
             options.append(option)
     return options, assumed
+
+
+def _smallest_slice(acc: Accelerator, params: Fraction | None) -> list[Accelerator]:
+    """A batch worker needs one MIG slice, the smallest its weights fit: a larger one costs more
+    for the same job on the same GPU."""
+    need = (params or 0) * BYTES_PER_WEIGHT
+    fitting = [s for s in mig_slices(acc) if s.memory_gb and s.memory_gb * 10**9 >= need]
+    return sorted(fitting, key=lambda s: (s.price_per_hour_usd or 0, s.memory_gb or 0))[:1]
 
 
 def _batch_run(inputs: BatchInputs, acc: Accelerator) -> BatchEstimate | None:
