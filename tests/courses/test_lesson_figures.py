@@ -178,6 +178,10 @@ EMBED_PATHS = (
 )
 EMBED = "estimate=batch&items=50000&window_hours=2&model=bge-large-en-v1.5&tokens_per_item=400&output_tokens_per_item=0&retry_margin=0.2"
 EMBED_T4, EMBED_CPU = f"{EMBED}&gpu=t4", f"{EMBED}&gpu=cpu-server"
+TRAIN_PATHS = (
+    "/planner/paths/?estimate=training&model=llama-3.1-8b&method=lora&batch_size=4&seq_len=2048"
+    "&checkpointing=true&steps=1000"
+)
 PATHS_BREAK_EVEN = lambda: float(comparison(CHAT_PATHS)["break_even_requests_per_day"])  # noqa: E731
 KV_20 = calc(CHAT_H100, "kv_cache_per_user_bytes", 20 / 10**9)
 
@@ -319,9 +323,12 @@ FIGURES: list[Figure] = [
     Figure(W6, "prediction gives {} tokens/s against {}: a gain of {} times", calc(CHAT_H100_TP2, "decode_tokens_per_s"), ".2f"),
     Figure(W6, "prediction gives {} tokens/s against {}: a gain of {} times", calc(CHAT_H100, "decode_tokens_per_s"), ".2f", which=1),
     Figure(W6, "prediction gives {} tokens/s against {}: a gain of {} times", ratio(calc(CHAT_H100_TP2, "decode_tokens_per_s"), calc(CHAT_H100, "decode_tokens_per_s")), ".2f", which=2),
-    Figure(Q6, "expected_value = {}", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f", after='key = "chat-card-h100-decode-rate"'),
-    Figure(Q6, "reads the {} GB of weights once plus 20 × {} GB", calc(CHAT_H100, "weights_gb"), ".2f"),
-    Figure(Q6, "reads the {} GB of weights once plus 20 × {} GB", calc(CHAT_H100, "kv_cache_per_user_gb"), ".2f", which=1),
+    Figure(Q6, "expected_value = {}", calc(CHAT_LINK, "decode_tokens_per_s"), ".2f", after='key = "chat-card-h100-decode-rate"'),
+    Figure(Q6, "reads the {} GB of weights once", calc(CHAT_LINK, "weights_gb"), ".2f"),
+    Figure(Q6, "share of the \\\n{} GB/s", catalogue("h100-sxm", "memory_bandwidth_gb_s"), ",.0f"),
+    Figure(W6, "each\nstream decodes at {} tokens/s; if 2 new requests", calc(CHAT_LINK, "decode_tokens_per_s"), ".2f"),
+    Figure(W6, "each stream falls to {} tokens/s", calc(CHAT_LINK + "&arrival_rate_per_s=2", "decode_tokens_per_s"), ".2f"),
+    Figure(W6, "up to the {} users whose caches fit", calc(CHAT_H100, "max_active_users"), "d"),
     Figure(Q6, "({} ms against \\\n{} ms for the 8B model)", calc(ONE_L4 + PROMPT, "time_to_first_token_ms"), ",.1f"),
     Figure(Q6, "({} ms against \\\n{} ms for the 8B model)", calc(ONE_A10G + PROMPT, "time_to_first_token_ms"), ",.1f", which=1),
     # 07: cost per useful result
@@ -370,8 +377,9 @@ FIGURES: list[Figure] = [
     Figure(W8, "**H100 SXM** keeps {} GB: room for {} users", calc(CHAT_LINK, "max_active_users"), "d", which=1),
     Figure(W8, "first token in {} ms, far inside", calc(CHAT_LINK, "time_to_first_token_ms"), ",.1f"),
     Figure(W8, "waits {} ms for the last one", calc(CHAT_H100 + BURST, "time_to_first_token_ms"), ",.1f"),
-    Figure(W8, "Twenty streams decode at {} tokens/s each by the calculator's\nprediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s"), ".2f"),
-    Figure(W8, "Twenty streams decode at {} tokens/s each by the calculator's\nprediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f", which=1),
+    Figure(W8, "contexts full decode at {} tokens/s each by the\ncalculator's prediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s"), ".2f"),
+    Figure(W8, "the link predicts {}. Either", calc(CHAT_LINK, "decode_tokens_per_s"), ".2f"),
+    Figure(W8, "contexts full decode at {} tokens/s each by the\ncalculator's prediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f", which=1),
     Figure(W8, "H100 costs ${} per million output tokens", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f"),
     Figure(W8, "still costs\n${} a day", H100_DAY, ".0f"),
     Figure(W8, "managed API's bill is ${}", calc(API_DAY, "api_cost_usd"), ".2f"),
@@ -418,9 +426,6 @@ FIGURES: list[Figure] = [
     Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_CPU, "cost_usd"), ".2f", which=2),
     Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "cost_usd"), ".2f", which=3),
     Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "api_cost_usd"), ".2f", which=4),
-    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "total_gb"), ".2f"),
-    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "hours_per_run"), ".3f", which=1),
-    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100) | ${} per run |", calc(LORA, "cost_per_run_usd"), ".2f", which=2),
     Figure(Q8, "expected_value = {}", calc(LORA, "cost_per_run_usd"), ".2f", after='key = "lora-run-cost"'),
     Figure(Q8, "times ${} \\\nan hour", catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
     # The comparison of paths
@@ -431,12 +436,18 @@ FIGURES: list[Figure] = [
     Figure(W8, "and {} for the cheapest self-hosted path", PATHS_BREAK_EVEN, ",.0f"),
     Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(EMBED_PATHS, "t4", "cost_usd"), ".2f"),
     Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(EMBED_PATHS, "cpu-server", "cost_usd"), ".2f", which=1),
+    Figure(W8, "costs about {} times as much as LoRA", ratio(calc(FULL_4, "cost_per_run_usd"), calc(LORA, "cost_per_run_usd")), ".0f"),
+    Figure(W8, "one H100 PCIe at ${}: slower than the SXM card\n({} hours)", option(TRAIN_PATHS, "h100-pcie", "cost_usd"), ".2f"),
+    Figure(W8, "one H100 PCIe at ${}: slower than the SXM card\n({} hours)", option(TRAIN_PATHS, "h100-pcie", "hours_per_run"), ".3f", which=1),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", calc(LORA, "total_gb"), ".2f"),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", option(TRAIN_PATHS, "h100-pcie", "hours_per_run"), ".3f", which=1),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", option(TRAIN_PATHS, "h100-pcie", "cost_usd"), ".2f", which=2),
     # Spec-sheet figures the lessons quote from the catalogue
     Figure(W6, "- L4 ({} dense bf16 TFLOPS)", catalogue("l4", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "- A10G ({} TFLOPS)", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "- H100 SXM ({} TFLOPS)", catalogue("h100-sxm", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "because the {} GB of\nweights are read once", calc(CHAT_H100, "weights_gb"), ".0f"),
-    Figure(W8, "a **T4** ({} dense TFLOPS)", catalogue("t4", "dense_bf16_tflops"), ".0f"),
+    Figure(W8, "a **T4** ({} dense 16-bit TFLOPS)", catalogue("t4", "dense_bf16_tflops"), ".0f"),
     Figure(W4, "H100 reports {} GiB", catalogue("h100-sxm", "usable_memory_gib"), ".1f"),
     # 04: the course source's planning function, run by the calculator's link
     Figure(W4, "'rough_max_active_users': {}}`", calc(PLANNING, "max_active_users"), "d"),
@@ -463,6 +474,8 @@ CLAIMS: list[Claim] = [
     (W6, "but\nprefills more slowly", lambda: calculator(ONE_A10G + PROMPT)["time_to_first_token_ms"] > calculator(ONE_L4 + PROMPT)["time_to_first_token_ms"]),
     (W6, "the burst breaks the promise on both smaller cards", lambda: min(burst_ms(CHAT_L4), burst_ms(CHAT_A10G)) > 2000 > burst_ms(CHAT_H100)),
     (W6, "the gap is widest on the fastest GPU", lambda: gap(ONE_H100) > max(gap(ONE_L4), gap(ONE_A10G))),
+    (W6, "it never does", lambda: calculator(CHAT_H100)["compute_bound_batch"] is None and all(a["aggregate_tokens_per_s"] < b["aggregate_tokens_per_s"] for a, b in zip(calculator(CHAT_H100)["speed_curve"], calculator(CHAT_H100)["speed_curve"][1:]))),
+    (W6, "Its decode rate is higher than the table's", lambda: calculator(CHAT_LINK)["decode_tokens_per_s"] > calculator(CHAT_H100)["decode_tokens_per_s"]),
     (W6, "not 2", lambda: ratio(calc(CHAT_H100_TP2, "decode_tokens_per_s"), calc(CHAT_H100, "decode_tokens_per_s"))() < 1.9),
     (W7, "The cheapest hour (the L4) gives the dearest token", lambda: calculator(L4_THREE)["cost_per_million_output_tokens_usd"] > calculator(A100)["cost_per_million_output_tokens_usd"] > calculator(CHAT_H100)["cost_per_million_output_tokens_usd"]),
     (W8, "one **H100 SXM** keeps", lambda: calculator(CHAT_H100)["fits"] and not calculator(CHAT_L4)["fits"] and not calculator(L4_FP8)["fits"]),
@@ -476,6 +489,8 @@ CLAIMS: list[Claim] = [
     (W7, "it recommends the managed API", lambda: comparison(CHAT_PATHS)["recommended"]["path"] == "managed_api"),
     (W7, "The cheapest\nself-hosted option that meets the card is 4 × NVIDIA T4", lambda: comparison(CHAT_PATHS)["runner_up"]["accelerator"] == "t4" and comparison(CHAT_PATHS)["runner_up"]["count"] == 4),
     (W8, "a spot T4\nis the cheapest, and the comparison of paths recommends it", lambda: comparison(EMBED_PATHS)["recommended"]["accelerator"] == "t4"),
+    (W8, "puts the cheapest on one H100 PCIe", lambda: comparison(TRAIN_PATHS)["recommended"]["accelerator"] == "h100-pcie"),
+    (W8, "slower than the SXM card", lambda: option(TRAIN_PATHS, "h100-pcie", "hours_per_run")() > calculator(LORA)["hours_per_run"]),
     (W7, "far less than the", lambda: calculator(API_DAY)["api_cost_usd"] < H100_DAY()),
 ]  # fmt: skip
 
