@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import reswap, retarget
 
 from accounts.http import AuthenticatedHttpRequest
-from quizzes.calculated import answer_parse
+from quizzes.calculated import answer_parse, problem_for
 from quizzes.forms import GradeForm
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import QueueCard, card_for, enrolled_item_for
@@ -242,9 +242,12 @@ def undo(request: AuthenticatedHttpRequest) -> HttpResponse:
     now = timezone.now()
     try:
         log = review_undo(learner=request.user, now=now)
-        notice = _("Undid your grade of “%(prompt)s”.") % {
-            "prompt": Truncator(log.item.prompt).words(12)
-        }
+        prompt = log.item.prompt
+        if log.item.kind == QuizItem.Kind.CALCULATED:
+            # The problem as it was graded: drawn at the review the undo returns to.
+            review = int(log.state_before.get("reps", 0))
+            prompt = problem_for(log.item, learner_id=request.user.pk, review=review).prompt
+        notice = _("Undid your grade of “%(prompt)s”.") % {"prompt": Truncator(prompt).words(12)}
     except NothingToUndo:
         notice = _("There is no grade of today left to undo.")
     except UndoRaced:

@@ -98,4 +98,6 @@ def test_answer_a_calculated_card_in_the_review_session(page, learner, width) ->
 
     page.get_by_test_id("undo").click()
     expect(page.locator("#card-prompt")).to_have_text(prompt)
+    # The notice names the problem as graded, with its numbers.
+    expect(page.get_by_role("alert")).to_contain_text(" ".join(prompt.split()[:8]))
     assert not page.console_errors, page.console_errors
