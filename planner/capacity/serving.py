@@ -32,7 +32,8 @@ from planner.capacity.serving_memory import (
 )
 from planner.capacity.serving_notes import SERVING_NOT_MODELLED, model_notes, precision_notes
 from planner.capacity.serving_pool import Pool, fit_warnings, kv_pool, largest_context
-from planner.capacity.serving_speed import Speed, decode, rounded, speed_targets
+from planner.capacity.serving_speed import Speed, decode, rounded
+from planner.capacity.serving_targets import speed_targets
 from planner.capacity.units import bytes_per_element
 from planner.capacity.validation import whole_number
 
