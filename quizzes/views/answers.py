@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Enrollment
-from quizzes.calculated import answer_parse
+from quizzes.calculated import Problem, answer_parse
 from quizzes.models import QuizItem
 from quizzes.selectors.problems import item_problem, review_number
 from quizzes.services.answers import ItemResponse, item_answer
@@ -47,11 +47,17 @@ def _item_for(request: AuthenticatedHttpRequest, item_id: int) -> QuizItem:
     )
 
 
+def _problem(request: AuthenticatedHttpRequest, item: QuizItem) -> Problem | None:
+    """A calculated item's problem, drawn here for the learner's current review (one query)."""
+    if item.kind != QuizItem.Kind.CALCULATED:
+        return None
+    review = review_number(learner=request.user, item=item)
+    return item_problem(learner_id=request.user.pk, item=item, review=review)
+
+
 def _respond(request: AuthenticatedHttpRequest, item: QuizItem, context: dict) -> HttpResponse:  # type: ignore[type-arg]
     if "problem" not in context:
-        # A calculated item shows the problem drawn for this learner at their current review.
-        review = review_number(learner=request.user, item=item)
-        context["problem"] = item_problem(learner_id=request.user.pk, item=item, review=review)
+        context["problem"] = _problem(request, item)
     if request.htmx:
         return render(request, f"{TEMPLATE}#item_block", {"item": item, **context})
     # Without htmx (no JavaScript) the same block comes on a page of its own, so the feedback,
@@ -114,8 +120,7 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
         return _respond(request, item, ctx)
     # Checked against the draw made here, for this learner's current review: the numbers the
     # page showed are never read back from the form.
-    review = review_number(learner=request.user, item=item)
-    problem = item_problem(learner_id=request.user.pk, item=item, review=review)
+    problem = _problem(request, item)
     now = timezone.now()
     result = item_answer(
         learner=request.user,

@@ -56,8 +56,10 @@ def _runs(estimate: ServingEstimate) -> None:
 
 
 def _lines(formulas: list[FormulaLine], *starts: str) -> list[FormulaLine]:
-    """The estimate's formula lines whose label starts with one of `starts` (all if none)."""
-    return [f for f in formulas if not starts or f.label.startswith(starts)]
+    """The estimate's formula lines whose label starts with one of `starts`; all of them if
+    none does (a step the engine renamed still shows its working)."""
+    picked = [f for f in formulas if f.label.startswith(starts)]
+    return picked or list(formulas)
 
 
 _MEMORY_LINES = ("Usable memory", "Weights", "Overhead", "Available for cache", "KV pool")
