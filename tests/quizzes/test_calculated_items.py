@@ -209,3 +209,18 @@ def test_a_stranger_cannot_grade_another_learners_schedule_with_an_answer(client
     )  # fmt: skip
     assert response.status_code == 404
     assert ReviewLog.objects.count() == 1
+
+
+def test_without_javascript_the_item_page_shows_the_worked_solution(client, learner):
+    """A form posted without htmx comes back on the item's own page, with the same draw."""
+    enrolled(learner)
+    item = QuizItem.objects.get(key="kv-bytes")
+    problem = problem_for(item, learner_id=learner.pk, review=0)
+    client.force_login(learner)
+    response = client.post(
+        reverse("quizzes:answer", args=[item.pk]), {"value": f"{problem.solution.answer}"}
+    )
+    page = response.content.decode()
+    assert "<h1 id=\"check-yourself-heading\">" in page
+    assert html.escape(problem.prompt) in page
+    assert "Within tolerance." in page and "KV bytes per token" in page
