@@ -401,6 +401,17 @@ def _measure(learners: int, runs: int) -> dict[str, Any]:
     heavy = Client()
     heavy.force_login(User.objects.get(pk=seeded["heavy"]))
     result["pages"]["heavy learner's statistics"] = _page(heavy, reverse("quizzes:stats"), runs)
+    # The same-run reference: a learner's page, which reads only that learner's rows.
+    plain = Client()
+    plain.force_login(User.objects.get(email="learner7@bench.local"))
+    result["pages"]["reference: a learner's dashboard"] = _page(plain, reverse("dashboard"), runs)
+
+    first_bytes = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        next(iter(client.get(pages["grades CSV"]).streaming_content))
+        first_bytes.append(time.perf_counter() - started)
+    result["jobs"]["grades CSV, first byte"] = {"seconds": statistics.median(first_bytes)}
 
     tracemalloc.start()
     body = client.get(pages["grades CSV"])

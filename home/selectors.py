@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from django.db.models import Q
 
 from accounts.models import User
-from courses.selectors import courses_taught_by
+from courses.selectors import courses_taught_only
 from planner.capstone.grading_selectors import grading_queue, queue_counts
 from planner.models import CapstoneSubmission, GradingClaim
 from quizzes.models import QuizItem
@@ -78,7 +78,7 @@ def instructor_home_for(*, user: User, now: datetime) -> InstructorHome:
     """Ten queries, whatever the number of courses, plans, learners or reviews: the plans
     waiting are a page of the queue's (course, submitted_at) index and their count comes from
     the grades and claims; the struggling items from the review rollup."""
-    course_ids = list(courses_taught_by(user=user).values_list("pk", flat=True))
+    course_ids = list(courses_taught_only(user=user).values_list("pk", flat=True))
     waiting = grading_queue(user=user, now=now, status="ungraded", course_ids=course_ids).exclude(
         learner=user
     )

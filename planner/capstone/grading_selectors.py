@@ -11,6 +11,7 @@ from django.db.models import (
     Case,
     CharField,
     Count,
+    Exists,
     F,
     IntegerField,
     OuterRef,
@@ -25,7 +26,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from courses.models import Course
-from courses.selectors import courses_taught_by
+from courses.selectors import courses_taught_only
 from planner.models import (
     CapstoneSubmission,
     Criterion,
@@ -45,7 +46,7 @@ QUEUE_STATUSES = (
 
 def submissions_for_grader(*, user: User) -> QuerySet[CapstoneSubmission]:
     """Submissions in the courses the user teaches: another course's id is a 404."""
-    taught = courses_taught_by(user=user).values("pk")
+    taught = courses_taught_only(user=user).values("pk")
     return CapstoneSubmission.objects.filter(course__in=taught).select_related("course", "learner")
 
 
@@ -87,17 +88,24 @@ def _with_status(
 QUEUE_PAGE_SIZE = 50
 
 
+def _live_claim(now: datetime) -> Exists:
+    return Exists(GradingClaim.objects.filter(submission=OuterRef("pk"), expires_at__gt=now))
+
+
 def _status_filter(status: str, *, now: datetime) -> Q:
     """A queue status as a filter on the grade and the claim, so the database can start from the
     (few) grades or claims instead of computing every submission's status."""
-    live_claim = Q(claim__expires_at__gt=now)
+    # Anti-joins, not a left join and a null test: the planner then hashes the (few) grades
+    # and claims once instead of looping over them for each submission.
+    graded = Exists(Grade.objects.filter(submission=OuterRef("pk")))
+    live_claim = _live_claim(now)
     unreleased = Q(grade__isnull=False) & ~Q(grade__status=Grade.Status.RELEASED)
     scored = Q(criteria_count__gt=0, scored_count__gte=F("criteria_count"))
     return {
         "released": Q(grade__status=Grade.Status.RELEASED),
         "graded": unreleased & scored,
-        "in_progress": (unreleased & ~scored) | (Q(grade__isnull=True) & live_claim),
-        "ungraded": Q(grade__isnull=True) & ~live_claim,
+        "in_progress": (unreleased & ~scored) | (~graded & live_claim),
+        "ungraded": ~graded & ~live_claim,
     }[status]
 
 
@@ -115,9 +123,12 @@ def grading_queue(
 
     `is_own` marks the grader's own submissions, which another instructor must grade.
     """
-    scope = submissions_for_grader(user=user)
-    if course_ids is not None:
-        scope = scope.filter(course_id__in=course_ids)
+    if course_ids is not None:  # the caller's own courses_taught_only: no second subquery
+        scope = CapstoneSubmission.objects.filter(course_id__in=course_ids).select_related(
+            "course", "learner"
+        )
+    else:
+        scope = submissions_for_grader(user=user)
     qs = _with_status(scope, now=now).annotate(
         is_own=Case(
             When(learner_id=user.pk, then=Value(True)),
@@ -175,7 +186,7 @@ def queue_counts(
         started=Count("pk", filter=Q(grade__isnull=False) & ~_status_filter("released", now=now)),
     )
     graded_started = graded["started"] - graded["graded"]
-    claimed = submissions.filter(grade__isnull=True, claim__expires_at__gt=now).count()
+    claimed = submissions.filter(_live_claim(now), grade__isnull=True).count()
     with_grade = graded["released"] + graded["graded"] + graded_started
     return {
         "ungraded": total - with_grade - claimed,

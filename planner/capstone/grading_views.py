@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
-from courses.selectors import courses_taught_by
+from courses.selectors import courses_taught_only
 from planner.capstone.forms import GradeForm
 from planner.capstone.grading import (
     ClaimHeld,
@@ -66,7 +66,7 @@ _AFTER_MAX = 2**63 - 1
 def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Submitted plans of the user's courses, 50 a page (`?after=<id>` for the next);
     `?course=<slug>` and `?status=` filter it, and each status shows its count."""
-    courses = list(courses_taught_by(user=request.user))
+    courses = list(courses_taught_only(user=request.user))
     course_key = request.GET.get("course", "")
     status = request.GET.get("status", "")
     after_text = request.GET.get("after", "")
@@ -247,7 +247,7 @@ class _Echo:
 def grades_export(request: AuthenticatedHttpRequest, course_slug: str) -> StreamingHttpResponse:
     """The grades CSV, streamed as it is read (a server-side cursor): constant memory, and the
     download starts at once however many learners the course has."""
-    course = get_object_or_404(courses_taught_by(user=request.user), slug=course_slug)
+    course = get_object_or_404(courses_taught_only(user=request.user), slug=course_slug)
     header, criteria = grades_csv_header(course=course)
     writer = csv.writer(_Echo())
     lines = chain([header], grades_csv_rows(course=course, criteria=criteria))

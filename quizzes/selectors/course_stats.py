@@ -7,8 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db.models import Q
+from django.http import Http404
 
+from accounts.models import User
 from courses.models import Course, Module
+from courses.selectors import courses_taught_only
 from quizzes.models import QuizItem
 from quizzes.selectors.rollups import (
     LEECH_LAPSES as LEECH_LAPSES,  # where the review service and the page read it
@@ -69,6 +72,15 @@ class CourseStats:
             (i for i in self.items if i.leech_learners),
             key=lambda i: (-i.leech_learners, -(i.again_rate or 0)),
         )
+
+
+def course_taught_only(*, slug: str, user: User) -> Course:
+    """A course the user teaches, without the learner and lesson counts (`course_taught_by`
+    counts every enrolment: these pages show neither); another's course is a 404."""
+    course = courses_taught_only(user=user).filter(slug=slug).first()
+    if course is None:
+        raise Http404("No such course among those you teach.")
+    return course
 
 
 def course_history(

@@ -17,9 +17,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
-from courses.selectors import course_for_learner, course_taught_by, enrollment_for
+from courses.selectors import course_for_learner, enrollment_for
 from quizzes.charts import BarChart, bar_chart
 from quizzes.forms import CourseSchedulingForm, RetentionChoiceForm
+from quizzes.selectors.course_stats import course_taught_only
 from quizzes.selectors.parameters import course_parameters_summary
 from quizzes.selectors.retention import RetentionCurve, good_streak_intervals, retention_curve_for
 from quizzes.services import fsrs_adapter
@@ -50,7 +51,7 @@ def _curve_context(curve: RetentionCurve, current: float) -> dict[str, object]:
 @require_http_methods(["GET", "POST"])
 @instructor_required
 def course_settings(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
-    course = course_taught_by(slug=course_slug, user=request.user)
+    course = course_taught_only(slug=course_slug, user=request.user)
     curve = retention_curve_for(course=course, learner_id=None)
     initial = {
         "desired_retention": course.desired_retention,
@@ -79,7 +80,7 @@ def course_settings(request: AuthenticatedHttpRequest, course_slug: str) -> Http
 @instructor_required
 def course_parameters(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     """Defaults vs pooled vs personal held-out scores, and when each set was trained."""
-    course = course_taught_by(slug=course_slug, user=request.user)
+    course = course_taught_only(slug=course_slug, user=request.user)
     summary = course_parameters_summary(course=course)
     return render(request, "quizzes/course_parameters.html", {"course": course, "summary": summary})
 
@@ -88,7 +89,7 @@ def course_parameters(request: AuthenticatedHttpRequest, course_slug: str) -> Ht
 @instructor_required
 def course_reschedule(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     """Opt-in: move every card's due date to the parameters in force (a job on the heavy queue)."""
-    course = course_taught_by(slug=course_slug, user=request.user)
+    course = course_taught_only(slug=course_slug, user=request.user)
     transaction.on_commit(partial(schedules_reschedule_course.delay, course.pk))
     messages.success(
         request, _("Due dates are being moved to the parameters in force; it takes a minute.")

@@ -12,10 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
-from courses.selectors import course_taught_by
 from quizzes.charts import BarChart, bar_chart
 from quizzes.models import RecallSchedule
-from quizzes.selectors.course_stats import LEECH_LAPSES
+from quizzes.selectors.course_stats import LEECH_LAPSES, course_taught_only
 from quizzes.selectors.course_stats import course_stats as course_stats_for
 from quizzes.selectors.history import item_history_for, reviewed_items_for
 from quizzes.selectors.stats import WeekRate, learner_stats, taught_courses_for
@@ -65,7 +64,7 @@ def learner_stats_view(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 @instructor_required
 def course_stats(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
-    course = course_taught_by(slug=course_slug, user=request.user)
+    course = course_taught_only(slug=course_slug, user=request.user)
     stats = course_stats_for(course=course, now=timezone.now())
     history_chart = _history_chart(stats.history)
     return render(
