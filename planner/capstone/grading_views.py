@@ -243,7 +243,7 @@ class _Echo:
 
 
 @require_GET
-@instructor_required
+@instructor_required  # type: ignore[arg-type]  # typed for HttpResponse; a stream serves alike
 def grades_export(request: AuthenticatedHttpRequest, course_slug: str) -> StreamingHttpResponse:
     """The grades CSV, streamed as it is read (a server-side cursor): constant memory, and the
     download starts at once however many learners the course has."""

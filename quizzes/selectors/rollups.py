@@ -141,6 +141,7 @@ def weekly_review_rates(
 def schedule_counts(*, items: Q, mark: datetime | None) -> dict[int, tuple[int, int]]:
     """Learners with a schedule of each item and how many of those are leeches: counted by the
     last rollup (live from the schedules before the first). One query."""
+    rows: QuerySet[Any, tuple[int, int, int]]
     if mark is not None:
         rows = ItemScheduleCounts.objects.filter(items).values_list(
             "item_id", "learners", "leeches"

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import (
@@ -73,7 +74,7 @@ def _logs(item_ids: list[int], since: datetime | None, upto: datetime) -> QueryS
     return logs.filter(reviewed_at__gte=since) if since is not None else logs
 
 
-def _insert_select(model: type, columns: list[str], query: QuerySet[object]) -> int:
+def _insert_select(model: type, columns: list[str], query: QuerySet[Any]) -> int:
     sql, params = query.query.sql_with_params()
     table = model._meta.db_table  # type: ignore[attr-defined]
     with connection.cursor() as cursor:
@@ -87,7 +88,7 @@ _ITEM_COLUMNS = [
 ]  # fmt: skip
 
 
-def _item_days(item_ids: list[int], since: datetime | None, upto: datetime) -> QuerySet[object]:
+def _item_days(item_ids: list[int], since: datetime | None, upto: datetime) -> QuerySet[Any]:
     return (
         _logs(item_ids, since, upto)
         .annotate(day=TruncDate("reviewed_at"))
@@ -113,7 +114,7 @@ _LEARNER_COLUMNS = [
 
 def _learner_days(
     item_ids: list[int], since: datetime | None, upto: datetime, zone: tuple[str, int], cut: date
-) -> QuerySet[object]:
+) -> QuerySet[Any]:
     time_zone, day_start_hour = zone
     local = ExpressionWrapper(
         local_date_expression("reviewed_at", time_zone=time_zone, day_start_hour=day_start_hour),
@@ -138,7 +139,7 @@ def _learner_days(
     )
 
 
-def _schedule_counts() -> QuerySet[object]:
+def _schedule_counts() -> QuerySet[Any]:
     return (
         RecallSchedule.objects.order_by()
         .values("item_id")
