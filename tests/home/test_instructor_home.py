@@ -108,3 +108,28 @@ def test_an_instructor_with_nothing_to_do_is_told_what_each_panel_will_show(
     assert "No plan is waiting" in page
     assert "You hold no claim" in page
     assert "Not enough reviews yet" in page
+
+
+def test_struggling_items_read_the_review_rollup_and_the_reviews_since(
+    client: Client, instructor
+) -> None:
+    """After the periodic rollup the panel reads its aggregates, and a review graded since is
+    counted at once from the logs after its watermark."""
+    from quizzes.services.rollup import review_rollups_refresh
+
+    course = course_taught_by(instructor)
+    learner = UserFactory()
+    hard = QuizItemFactory(
+        lesson=LessonFactory(module__course=course), prompt="What bounds decode?"
+    )
+    _reviews(learner=learner, item=hard, ratings=[1, 1, 3, 1, 3])
+    review_rollups_refresh(now=timezone.now())
+    client.force_login(instructor)
+    assert "3 of 5 reviews forgotten" in client.get(reverse("dashboard")).content.decode()
+
+    schedule = hard.recall_schedules.get(learner=learner)
+    review_grade(
+        learner=learner, schedule_id=schedule.pk, card_token=schedule.card_token, rating=1,
+        now=timezone.now(),
+    )  # fmt: skip
+    assert "4 of 6 reviews forgotten" in client.get(reverse("dashboard")).content.decode()
