@@ -87,7 +87,8 @@ def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> 
         "kind": kind,
         "kinds": [("serving", "Serving"), ("batch", "Batch job"), ("training", "Training")],
         "workload_fields": [f for f in forms.workload if f.name != "config"],
-        "traffic_fields": list(forms.traffic),
+        # Requests per day and the peak price and size a serving path only.
+        "traffic_fields": [f for f in forms.traffic if kind == "serving" or f.name == "exclude"],
         "error_lines": [f"{name.replace('_', ' ')}: {' '.join(m)}" for name, m in errors.items()],
         "comparison": comparison,
         "columns": [heading for heading, _, _ in COLUMNS[kind]],
