@@ -221,6 +221,6 @@ def test_without_javascript_the_item_page_shows_the_worked_solution(client, lear
         reverse("quizzes:answer", args=[item.pk]), {"value": f"{problem.solution.answer}"}
     )
     page = response.content.decode()
-    assert "<h1 id=\"check-yourself-heading\">" in page
+    assert '<h1 id="check-yourself-heading">' in page
     assert html.escape(problem.prompt) in page
     assert "Within tolerance." in page and "KV bytes per token" in page
