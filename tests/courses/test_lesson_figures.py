@@ -122,6 +122,13 @@ def speed_constant(
 CHUNKS, CHUNK_TOKENS, ENCODER = 50_000, 400, "bge-large-en-v1.5"
 
 
+def training_mfu() -> float:
+    """The training estimate's model FLOPs utilisation when none is measured, in percent."""
+    from planner.capacity.training_speed import DEFAULT_MFU
+
+    return float(DEFAULT_MFU * 100)
+
+
 def encoder_flops() -> float:
     """The night's work: about 2 x parameters FLOPs per token (the speed model's forward pass)."""
     from planner.capacity import default_catalogue
@@ -443,6 +450,9 @@ FIGURES: list[Figure] = [
     Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", calc(LORA, "total_gb"), ".2f"),
     Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", option(TRAIN_PATHS, "h100-pcie", "hours_per_run"), ".3f", which=1),
     Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", option(TRAIN_PATHS, "h100-pcie", "cost_usd"), ".2f", which=2),
+    Figure(Q8, "about {} × parameters FLOPs (the forward pass", lambda: calculator(LORA)["flops_per_token"] / calculator(LORA)["params"], ".0f"),
+    Figure(Q8, "run at the assumed {} % MFU", training_mfu, ".0f"),
+    Figure(W8, "At the calculator's assumed {} % MFU", training_mfu, ".0f"),
     # Spec-sheet figures the lessons quote from the catalogue
     Figure(W6, "- L4 ({} dense bf16 TFLOPS)", catalogue("l4", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "- A10G ({} TFLOPS)", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
