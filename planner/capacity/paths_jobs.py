@@ -31,6 +31,9 @@ from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
 # per-second billing, https://aws.amazon.com/ec2/pricing/on-demand/), and pulling the image and
 # loading the model take minutes more; five minutes per worker is indicative.
 WORKER_STARTUP_HOURS: Final = Fraction(5, 60)
+# BERT-class encoders read at most 512 tokens (their position embeddings), so a corpus is chunked
+# to that (the course's nightly embedding card: ~512 tokens a chunk).
+DEFAULT_TOKENS_PER_ITEM: Final = 512
 DEFAULT_TRAINING_STEPS: Final = 1000
 # Without a batch the estimate can count neither activations nor steps per second: the comparison
 # assumes the calculator's example fine-tuning step (8 sequences of 2,048 tokens) and says so.
@@ -54,12 +57,14 @@ def batch_options(
     options: list[PathOption] = []
     assumed: list[Assumption] = []
     params = _params(inputs)
-    if params is None or inputs.tokens_per_item is None:
+    if params is not None and inputs.tokens_per_item is None:
+        inputs = replace(inputs, tokens_per_item=DEFAULT_TOKENS_PER_ITEM)
         assumed.append(
-            Assumption(
-                "params_b",
-                "unknown (or no tokens per item): only the measured worker and the API compared",
-            )
+            Assumption("tokens_per_item", f"{DEFAULT_TOKENS_PER_ITEM} (a chunk for an encoder)")
+        )
+    if params is None:
+        assumed.append(
+            Assumption("params_b", "unknown: only the measured worker and the API compared")
         )
     for acc in catalogue.accelerators:
         if not acc.is_memory_device:
