@@ -368,6 +368,7 @@ FIGURES: list[Figure] = [
     Figure(W7, "${} an hour) holds {} such streams at ${} per million", catalogue("tpu-v6e", "price_per_hour_usd"), ".2f"),
     Figure(W7, "${} an hour) holds {} such streams at ${} per million", calc(V6E, "max_active_users"), "d", which=1),
     Figure(W7, "${} an hour) holds {} such streams at ${} per million", calc(V6E, "cost_per_million_output_tokens_usd"), ".2f", which=2),
+    Figure(W7, "two chips hold the 8B model but the\ncaches of only {} users", calc(V5E.replace("tensor_parallel=4", "tensor_parallel=2"), "max_active_users"), "d"),
     Figure(W7, "planned as {} items of work", calc(EMBED_WINDOW, "work_items"), ",d"),
     Figure(Q7, "expected_value = {}", calc(V5E, "cost_per_million_output_tokens_usd"), ".2f", after='key = "tpu-v5e-cost-per-million"'),
     Figure(Q7, "Four chips at ${} an hour are ${} an hour", catalogue("tpu-v5e", "price_per_hour_usd"), ".2f"),
@@ -511,6 +512,7 @@ CLAIMS: list[Claim] = [
     (W8, "puts the cheapest on one H100 PCIe", lambda: comparison(TRAIN_PATHS)["recommended"]["accelerator"] == "h100-pcie"),
     (W8, "slower than the SXM card", lambda: option(TRAIN_PATHS, "h100-pcie", "hours_per_run")() > calculator(LORA)["hours_per_run"]),
     (Q2, "leaves little or no room for a KV cache", lambda: calculator(SEVENTY_B_TP + "&weight_precision=fp8")["max_active_users"] <= 1),
+    (W7, "so the chat card needs four", lambda: calculator(V5E)["fits"] and not calculator(V5E.replace("tensor_parallel=4", "tensor_parallel=2"))["fits"]),
     (W7, "far less than the", lambda: calculator(API_DAY)["api_cost_usd"] < H100_DAY()),
 ]  # fmt: skip
 
