@@ -1,4 +1,5 @@
-// The calculator's config.json upload: the file's text goes into the paste box (where it can be
+// The calculator's config.json upload, and open tables kept open across recalculations.
+// The upload: the file's text goes into the paste box (where it can be
 // read and edited), and a change event on the box recalculates. Without JavaScript the file is
 // posted with the form instead.
 (function () {
@@ -29,4 +30,20 @@
     };
     reader.readAsText(file);
   }, true);
+
+  // A recalculation replaces the result: the tables a reader opened stay open (focus on their
+  // summary is kept by htmx, which refocuses an element with the same id).
+  var opened = [];
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    if (!event.detail.target || event.detail.target.id !== "calc-result") return;
+    opened = Array.prototype.map.call(
+      event.detail.target.querySelectorAll("details[id][open]"), function (d) { return d.id; });
+  });
+  document.body.addEventListener("htmx:afterSwap", function (event) {
+    if (!event.detail.target || event.detail.target.id !== "calc-result") return;
+    opened.forEach(function (id) {
+      var details = document.getElementById(id);
+      if (details) details.open = true;
+    });
+  });
 })();

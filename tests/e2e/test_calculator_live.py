@@ -234,14 +234,24 @@ def test_the_roofline_chart_follows_the_decode_batch(page, live_server, viewport
     point = chart.get_by_test_id("user-point")
     expect(point).to_have_count(1)
     x_before = point.get_attribute("cx")
-    page.get_by_label("Decode batch (streams at once)").fill("4")
+    batch = page.get_by_label("Decode batch (streams at once)")
+    batch.fill("4")
+    batch.blur()  # its change event recalculates once more: let that land before reading on
     expect(page.get_by_test_id("decode-rate")).to_contain_text("with 4 decoding together")
     expect(page.get_by_test_id("user-point")).not_to_have_attribute("cx", x_before or "")
+    page.wait_for_load_state("networkidle")
     # The chart's figures as a table, for a reader who cannot see the chart.
     page.get_by_text("The chart's figures as a table").click()
     table = page.get_by_test_id("roofline-table")
     expect(table).to_be_visible()
     expect(table.locator('tr[aria-current="true"] th')).to_have_text("4")
+    # A recalculation keeps the table open, now marking the new batch.
+    batch.fill("8")
+    expect(page.get_by_test_id("decode-rate")).to_contain_text("with 8 decoding together")
+    expect(page.get_by_test_id("roofline-table")).to_be_visible()
+    expect(
+        page.get_by_test_id("roofline-table").locator('tr[aria-current="true"] th')
+    ).to_have_text("8")
     assert not page.console_errors, page.console_errors
 
 

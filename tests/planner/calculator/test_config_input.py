@@ -348,3 +348,23 @@ def test_any_config_answers_200_or_400_naming_its_field(
     assert response.status_code in {200, 400}, config
     if response.status_code == 400 and config.strip():  # empty: no model at all (model_gb)
         assert set(response.json()["errors"]) <= {"config", "context_tokens", "users"}, config
+
+
+def test_the_page_form_posts_with_its_csrf_token_and_is_refused_without() -> None:
+    """Without JavaScript the form posts itself (with the page's token); htmx sends the token in
+    its header. Either way a POST without one is refused."""
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(reverse("planner:calculator")).content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)" form="calc-form"', page)
+    assert token is not None
+    inputs = {"estimate": "serving", **SERVING_QUERY, "model": "llama-3.1-8b"}
+    refused = client.post(reverse("planner:calculator"), inputs)
+    assert refused.status_code == 403
+    posted = client.post(reverse("planner:calculator"), {**inputs, "csrfmiddlewaretoken": token[1]})
+    assert posted.status_code == 302 and "model=llama-3.1-8b" in posted["Location"]
+    by_htmx = client.post(
+        reverse("planner:calculator"),
+        inputs,
+        headers={"HX-Request": "true", "X-CSRFToken": token[1]},
+    )
+    assert by_htmx.status_code == 200 and "model=llama-3.1-8b" in by_htmx["HX-Push-Url"]
