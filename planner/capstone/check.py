@@ -131,6 +131,7 @@ def plan_estimate(content: dict[str, Any]) -> dict[str, Any]:
 
 # The worksheet's recommendation values are the comparison's paths (cpu, gpu, tpu, managed_api).
 PATH_WORDS = {"cpu": "a CPU", "gpu": "a GPU", "tpu": "a TPU", "managed_api": "the managed API"}
+PATH_NAMES = {"cpu": "CPU", "gpu": "GPU", "tpu": "TPU", "managed_api": "managed API"}
 
 
 def _money(value: Any) -> str:
@@ -156,10 +157,11 @@ def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> 
     if options and not meeting:
         closest = min(options, key=lambda o: (o.get("cost_usd") is None, o.get("cost_usd") or 0))
         message = _(
-            "The plan recommends %(path)s, but the attached comparison rejects every %(path)s "
+            "The plan recommends %(path)s, but the attached comparison rejects every %(kind)s "
             "option (%(count)d): the cheapest, %(name)s, misses on %(limiter)s (%(reason)s)."
         ) % {
             "path": words,
+            "kind": PATH_NAMES.get(path, path),
             "count": len(options),
             "name": closest.get("name"),
             "limiter": str(closest.get("limiter") or "").replace("_", " "),

@@ -154,3 +154,36 @@ def test_script_payload_in_a_plan_never_runs(
     assert grader.evaluate("typeof window.pwned") == "undefined"
     context.close()
     assert dialogs == []
+
+
+def test_a_recommendation_the_attached_comparison_rejects_is_flagged(
+    page, live_server, learner, instructor
+) -> None:  # type: ignore[no-untyped-def]
+    """The learner compares the paths for the chat card, pastes the comparison's link into the
+    worksheet and recommends a CPU anyway: the check on the submitted version says why not."""
+    course = course_taught_by(instructor, title="GPUs and TPUs")
+    EnrollmentFactory(course=course, user=learner)
+    login_in_browser(page, learner.email)
+    page.goto(
+        "/planner/paths/?estimate=serving&model=llama-3.1-8b&context_tokens=8192&users=20"
+        "&ttft_target_ms=2000&requests_per_day=1000"
+    )
+    link = page.get_by_test_id("share-link").get_attribute("href")
+    assert link and link.startswith("/planner/paths/?")
+    page.goto(f"/capstone/courses/{course.slug}/worksheet/")
+    fill_worksheet(page, "Live lesson chat")
+    page.get_by_label("Recommendation", exact=True).select_option("cpu")
+    page.get_by_label("Path comparison (its link)").fill(live_server.url + link)
+    page.get_by_role("button", name="Save draft").click()
+    page.get_by_text("Draft saved.").wait_for()
+    attached = page.get_by_test_id("attached-comparison")
+    assert "recommends Managed model API" in attached.inner_text()
+    page.get_by_role("button", name="Submit plan").click()
+    page.get_by_text("Version 1 submitted.").wait_for()
+    check = page.get_by_test_id("automatic-check")
+    flagged = check.locator('[data-code="recommendation_rejected"]')
+    assert "recommends a CPU, but the attached comparison rejects every CPU option" in (
+        flagged.inner_text()
+    )
+    assert "misses on compute" in flagged.inner_text()
+    assert not page.console_errors, page.console_errors
