@@ -68,6 +68,7 @@ def calculator_context(
         "share_path": share_path,
         "share_url": request.build_absolute_uri(share_path),
         "picked": _picked_rows(form) if estimate is not None else {},
+        "rate_measured": estimate is not None and form.cleaned_data.get("items_per_s") is not None,
         "rows": form_rows(form),
         "warnings": readable_warnings(result or {}),
         "assumptions": readable_assumptions(form, result or {}),

@@ -232,3 +232,15 @@ def test_a_prefilled_link_opens_its_estimate_and_round_trips(
     figures = re.search(r'<table class="figures">(.*?)</table>', page, re.S)
     assert figures is not None and figures[1] in again
     assert json.loads(client.get(reverse(f"planner:api_{kind}"), link).content)
+
+
+def test_the_batch_page_says_where_the_workers_rate_comes_from(client: Client) -> None:
+    job = {"estimate": "batch", "items": "50000", "window_hours": "2", "tokens_per_item": "300"}
+    page = client.get(reverse("planner:calculator"), {**job, "gpu": "l4", "params_b": "0.335"})
+    text = re.sub(r"<[^>]+>", "", page.content.decode())
+    assert re.search(r"Each worker does about [\d.]+ items/s on the NVIDIA L4, from its", text)
+    measured = client.get(
+        reverse("planner:calculator"), {**job, "gpu": "l4", "params_b": "0.335", "items_per_s": "7"}
+    )
+    text = re.sub(r"<[^>]+>", "", measured.content.decode())
+    assert "Each worker does 7.0 items/s." in text  # measured: no "about", no hardware
