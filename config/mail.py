@@ -50,14 +50,24 @@ class TrackingSMTPSSL(_DataTracking, smtplib.SMTP_SSL):
 class EmailBackend(DjangoSMTPBackend):
     """Django's SMTP backend whose connection says whether the last message's data was sent."""
 
+    data_sent = False
+
     @property
     def connection_class(self) -> type[smtplib.SMTP]:
         return TrackingSMTPSSL if self.use_ssl else TrackingSMTP
 
+    def _send(self, email_message: Any) -> bool:
+        self.data_sent = False
+        try:
+            return bool(super()._send(email_message))
+        finally:
+            # Kept on the backend: send_messages may close the connection on the way out.
+            self.data_sent = bool(getattr(self.connection, "data_sent", False))
+
 
 def data_was_sent(backend: BaseEmailBackend) -> bool:
     """Whether the message the backend was sending had all its data written to the server."""
-    return bool(getattr(getattr(backend, "connection", None), "data_sent", False))
+    return bool(getattr(backend, "data_sent", False))
 
 
 class SendFailure(enum.StrEnum):

@@ -9,6 +9,7 @@ went out is `ambiguous` (possibly delivered) and never sent again.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,7 +17,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import make_msgid
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -110,42 +111,70 @@ def _message_domain() -> str:
     return urlsplit(settings.SITE_URL).hostname or "localhost"
 
 
+_TABLE = ReminderDigest._meta.db_table
+# One statement, autocommitted: the lock (skipping a row another worker holds), the check and
+# the write in one round trip; the history entry appended in SQL. Only the table name is
+# interpolated; every value is a parameter.
+_CLAIM_SQL = {
+    "postgresql": f"""
+        UPDATE {_TABLE}
+        SET status = %s, attempts = attempts + 1, next_attempt_at = NULL, updated_at = %s,
+            message_id = CASE WHEN message_id = '' THEN %s ELSE message_id END,
+            history = history || jsonb_build_array(jsonb_build_object(
+                'at', %s::text, 'status', %s::text, 'attempt', attempts + 1, 'note', ''))
+        WHERE id = (SELECT id FROM {_TABLE} WHERE id = %s
+                    AND (status = %s OR (status = %s AND next_attempt_at IS NOT NULL))
+                    FOR UPDATE SKIP LOCKED)
+        RETURNING learner_id, local_date, attempts, message_id, history, failing_since
+    """,  # noqa: S608
+    # SQLite takes its write lock up front (IMMEDIATE transactions): no row is held by another.
+    "sqlite": f"""
+        UPDATE {_TABLE}
+        SET status = %s, attempts = attempts + 1, next_attempt_at = NULL, updated_at = %s,
+            message_id = CASE WHEN message_id = '' THEN %s ELSE message_id END,
+            history = json_insert(history, '$[#]', json_object(
+                'at', %s, 'status', %s, 'attempt', attempts + 1, 'note', ''))
+        WHERE id = %s AND (status = %s OR (status = %s AND next_attempt_at IS NOT NULL))
+        RETURNING learner_id, local_date, attempts, message_id, history, failing_since
+    """,  # noqa: S608
+}
+
+
 def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
-    """Lock the row and move it to `sending`, with its learner read in the same transaction;
-    None when it is sent, skipped, possibly delivered, failed for good, gone with its learner, or
-    locked by another worker right now (skip_locked: the other worker owns it)."""
-    with transaction.atomic():
-        digest = (
-            ReminderDigest.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("learner")
-            .filter(pk=digest_id)
-            .filter(
-                Q(status=Status.PENDING) | Q(status=Status.FAILED, next_attempt_at__isnull=False)
-            )
-            .first()
-        )
-        if digest is None:
-            return None
-        digest.status = Status.SENDING
-        digest.attempts += 1
-        # Generated once and kept: a resend carries the same Message-ID, so a mail client can
-        # fold a duplicate.
-        digest.message_id = digest.message_id or make_msgid(
-            idstring=f"digest{digest_id}", domain=_message_domain()
-        )
-        digest.next_attempt_at = None
-        _history(digest, status=Status.SENDING, now=now)
-        digest.save(
-            update_fields=[
-                "status",
-                "attempts",
-                "message_id",
-                "next_attempt_at",
-                "history",
-                "updated_at",
-            ]
-        )
-    return digest
+    """Move the row to `sending` in one statement; None when it is sent, skipped, possibly
+    delivered, failed for good, gone with its learner, or locked by another worker right now
+    (skip locked: the other worker owns it)."""
+    # Generated once and kept: a resend carries the same Message-ID, so a mail client can fold
+    # a duplicate.
+    message_id = make_msgid(idstring=f"digest{digest_id}", domain=_message_domain())
+    ops = connection.ops
+    params = [
+        Status.SENDING,
+        ops.adapt_datetimefield_value(timezone.now()),
+        message_id,
+        now.isoformat(),
+        Status.SENDING,
+        digest_id,
+        Status.PENDING,
+        Status.FAILED,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM_SQL[connection.vendor], params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    learner_id, local_date, attempts, message_id, history, failing_since = row
+    field = ReminderDigest._meta.get_field
+    return ReminderDigest(
+        pk=digest_id,
+        learner_id=learner_id,
+        local_date=field("local_date").to_python(local_date),
+        status=Status.SENDING,
+        attempts=attempts,
+        message_id=message_id,
+        history=json.loads(history) if isinstance(history, str) else history,
+        failing_since=field("failing_since").to_python(failing_since),
+    )
 
 
 def digest_finish(*, digest: ReminderDigest, status: str, now: datetime, note: str) -> None:

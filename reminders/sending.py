@@ -17,6 +17,7 @@ from django.core.mail import mailers
 from django.core.mail.backends.base import BaseEmailBackend
 from django.utils import timezone
 
+from accounts.models import User
 from config.mail import (
     SendFailure,
     closes_connection,
@@ -60,12 +61,12 @@ def digests_send(
     renderer: DigestRenderer | None = None
     result = ChunkResult()
     deadline = time.monotonic() + budget
-    contents = digests_content_for(
-        learner_ids=list(
-            ReminderDigest.objects.filter(pk__in=digest_ids).values_list("learner_id", flat=True)
-        ),
-        now=now,
-    )
+    # The chunk's learners, read once (a learner deleted since takes their digest row along,
+    # so its claim finds nothing).
+    learners = {
+        learner.pk: learner for learner in User.objects.filter(reminder_digests__id__in=digest_ids)
+    }
+    contents = digests_content_for(learner_ids=list(learners), now=now)
     try:
         for position, digest_id in enumerate(digest_ids):
             if time.monotonic() > deadline:
@@ -76,6 +77,10 @@ def digests_send(
                 result.statuses[digest_id] = "not claimed"
                 continue
             renderer = renderer or DigestRenderer()
+            learner = learners.get(digest.learner_id)
+            if learner is None:  # a row the chunk did not read (it came back meanwhile)
+                learner = User.objects.get(pk=digest.learner_id)
+            digest.learner = learner
             status, stop = _digest_send(
                 digest=digest, now=now, backend=backend, renderer=renderer, contents=contents
             )
@@ -121,6 +126,9 @@ def _digest_send(
             learner=learner,
             content=content,
         )
+        # Opened by the chunk's first send (so a refused connection counts against that digest)
+        # and kept: send_messages closes only a connection it opened itself.
+        backend.open()
         backend.send_messages([message])
     except Exception as exc:
         failure = send_failure(exc, data_sent=data_was_sent(backend))

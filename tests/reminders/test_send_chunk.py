@@ -1,32 +1,24 @@
-"""A chunk's sends on PostgreSQL in autocommit (as a worker runs them): each digest's claim goes
-to the database while the digest before it is with the mail server, carrying the finish of the
-one sent before that: one statement per digest, and no finish lost when that statement fails."""
+"""A chunk's sends over one SMTP connection to a real server in the test: each digest claimed,
+sent and marked on its own row; a refusal of one message marks that digest (retried later if
+temporary, failed for good if permanent) and the chunk goes on; a lost connection stops the
+chunk, the rest retried; a learner deleted before their turn gets nothing."""
 
 from __future__ import annotations
 
-import os
-import smtplib
 from datetime import timedelta
 
 import pytest
-from django.core import mail
-from django.db import DataError, connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from reminders import outbox_pg
-from reminders.mailer import DigestMailer
+from accounts.models import User
 from reminders.models import ReminderDigest
-from reminders.pg_statement import statement_answer, statement_send
-from reminders.sending import SendInterrupted, digests_send
+from reminders.sending import digests_send
 from tests.reminders.factories import learner_due
-from tests.reminders.worker import SMTPRecorder, SMTPServer
+from tests.reminders.worker import SMTPRecorder, SMTPServer, free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 Status = ReminderDigest.Status
-# The chunk's reads: its learners, their first due schedules (with the counts), the choices.
-CHUNK_READS = 3
 
 
 def pending_digests(n: int) -> list[int]:
@@ -39,34 +31,25 @@ def pending_digests(n: int) -> list[int]:
     ]
 
 
-def _mail_through(settings, port: int) -> None:  # type: ignore[no-untyped-def]
-    """Send over Django's SMTP backend to the test's server on `port`."""
+def _mail_through(settings, port: int, timeout: int = 30) -> None:  # type: ignore[no-untyped-def]
+    """Send over the site's SMTP backend to the test's server on `port`."""
     settings.MAILERS = {
         "default": {
-            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-            "OPTIONS": {"host": "127.0.0.1", "port": port, "timeout": 30},
+            "BACKEND": "config.mail.EmailBackend",
+            "OPTIONS": {"host": "127.0.0.1", "port": port, "timeout": timeout},
         }
     }
 
 
-def test_a_chunk_takes_one_statement_per_digest() -> None:
-    """Five digests: the chunk's reads, five claims (the last three each with the finish of the
-    digest two before, sent while the one between was with the mail server), and the last two
-    finishes together."""
+def test_a_chunk_sends_each_digest_once(settings) -> None:  # type: ignore[no-untyped-def]
     ids = pending_digests(5)
-    with CaptureQueriesContext(connection) as queries:
+    with SMTPServer(SMTPRecorder()) as server:
+        _mail_through(settings, server.port)
         result = digests_send(digest_ids=ids, now=timezone.now())
     assert result.statuses == {pk: Status.SENT for pk in ids}
-    assert len(queries.captured_queries) == CHUNK_READS + len(ids) + 1
-    statements = [q["sql"] for q in queries.captured_queries[CHUNK_READS:]]
-    claims = [sql for sql in statements if "RETURNING" in sql]
-    assert len(claims) == len(ids)
-    assert [sql.count("finished0 AS") for sql in claims] == [0, 0, 1, 1, 1]
-    for claim, finished in zip(claims[2:], ids, strict=False):
-        assert f"WHERE id = {finished})" in claim  # the finish of the digest two before
-    assert statements[-1].count("UPDATE") == 2  # the last two finishes, in one statement
-    assert len(mail.outbox) == 5
-    for digest in ReminderDigest.objects.filter(pk__in=ids):
+    assert result.retry == {} and result.unfinished == []
+    assert len(server.recorder.received) == 5
+    for digest in ReminderDigest.objects.filter(pk__in=ids).select_related("learner"):
         assert digest.status == Status.SENT
         assert digest.sent_at is not None
         assert digest.due_count == 1
@@ -75,145 +58,115 @@ def test_a_chunk_takes_one_statement_per_digest() -> None:
             ("sent", 1),
         ]
         assert digest.history[-1]["note"] == "1 due"
+        (received,) = [r for r in server.recorder.received if r.to == [digest.learner.email]]
+        assert received.message_id == digest.message_id
 
 
-def test_a_failed_claim_keeps_the_finish_it_carried() -> None:
-    """The claim failing (here a Message-ID too long for its column) takes the finish it carried
-    down with its statement; the finish is kept, and `flush` writes it alone."""
-    first, second = pending_digests(2)
-    now = timezone.now()
-    digest = outbox_pg.claim(digest_id=first, now=now, message_id="<a@example.com>")
-    assert digest is not None
-    digest.status = Status.SENT
-    digest.sent_at = now
-    carried = outbox_pg.CarriedFinish()
-    outbox_pg.finish(digest=digest, note="sent", now=now, carried=carried)
-    assert ReminderDigest.objects.get(pk=first).status == Status.SENDING  # held, not yet sent
-    with pytest.raises(DataError):
-        outbox_pg.claim(
-            digest_id=second, now=now, message_id=f"<{'x' * 300}@example.com>", carried=carried
-        )
-    assert ReminderDigest.objects.get(pk=first).status == Status.SENDING
-    assert ReminderDigest.objects.get(pk=second).status == Status.PENDING
-    carried.flush()
-    assert ReminderDigest.objects.get(pk=first).status == Status.SENT
-    assert carried.held == []
-
-
-def test_a_claim_that_takes_no_row_still_commits_the_finish_it_carried() -> None:
-    """A redelivered digest already sent: the claim takes nothing, the carried finish is
-    written all the same."""
-    first, second = pending_digests(2)
-    now = timezone.now()
-    ReminderDigest.objects.filter(pk=second).update(status=Status.SENT)
-    digest = outbox_pg.claim(digest_id=first, now=now, message_id="<a@example.com>")
-    assert digest is not None
-    digest.status = Status.SENT
-    carried = outbox_pg.CarriedFinish()
-    outbox_pg.finish(digest=digest, note="sent", now=now, carried=carried)
-    assert outbox_pg.claim(digest_id=second, now=now, message_id="<b@x>", carried=carried) is None
-    finished = ReminderDigest.objects.get(pk=first)
-    assert finished.status == Status.SENT
-    assert [h["status"] for h in finished.history] == ["sending", "sent"]
-
-
-def test_each_digest_is_rendered_once_while_its_claim_is_on_its_way(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A chunk renders every digest once, during its claim; a retried digest is rendered with
-    the Message-ID its first claim stored (the chunk reads it with the learners)."""
-    first, retried, third = pending_digests(3)
-    ReminderDigest.objects.filter(pk=retried).update(
-        status=Status.FAILED, message_id="<kept@example.com>", attempts=1
-    )
-    rendered: list[tuple[int, str]] = []
-    prepare = DigestMailer.prepare
-
-    def counted(self, **kwargs):  # type: ignore[no-untyped-def]
-        rendered.append((kwargs["digest_id"], kwargs["message_id"]))
-        return prepare(self, **kwargs)
-
-    monkeypatch.setattr(DigestMailer, "prepare", counted)
-    digests_send(digest_ids=[first, retried, third], now=timezone.now())
-    assert [pk for pk, _ in rendered] == [first, retried, third]
-    assert rendered[1][1] == "<kept@example.com>"
-    sent = {m.extra_headers["X-Recall-Digest"]: m.extra_headers["Message-ID"] for m in mail.outbox}
-    assert sent[str(retried)] == "<kept@example.com>"
-    assert sent[str(first)] == ReminderDigest.objects.get(pk=first).message_id
-
-
-def test_a_refused_send_mid_chunk_gives_back_the_digest_claimed_ahead(settings) -> None:  # type: ignore[no-untyped-def]
-    """The mail server refuses the second of three digests while the third's claim is on its
-    way: the first is sent, the second failed with the server's reply, the third is as it was
-    before its claim (pending, no attempt), and the task's retry of the two sends each once."""
+def test_a_temporary_refusal_of_one_digest_is_retried_and_the_chunk_goes_on(settings) -> None:  # type: ignore[no-untyped-def]
+    """The server answers the second of three digests 451: the first and third are sent, the
+    second is failed for now with the server's reply and a retry time; its retry sends it once,
+    with the Message-ID of its first try."""
     first, second, third = pending_digests(3)
-    recorder = SMTPRecorder(refuse=["250 2.0.0 OK", "451 4.3.0 Try again later"])
+    recorder = SMTPRecorder(refuse=["250 2.0.0 OK", "451 4.3.0 Try again later", "250 2.0.0 OK"])
     with SMTPServer(recorder) as server:
         _mail_through(settings, server.port)
-        with pytest.raises(SendInterrupted) as interrupted:
-            digests_send(digest_ids=[first, second, third], now=timezone.now())
-        assert isinstance(interrupted.value.__cause__, smtplib.SMTPDataError)
-        assert interrupted.value.result.statuses == {first: Status.SENT}
-        assert interrupted.value.result.unfinished == [second, third]
-        rows = ReminderDigest.objects.in_bulk([first, second, third])
-        assert rows[first].status == Status.SENT
-        assert rows[second].status == Status.FAILED
-        assert "451" in rows[second].last_error
-        assert (rows[third].status, rows[third].attempts, rows[third].history) == (
-            Status.PENDING,
-            0,
-            [],
-        )
+        now = timezone.now()
+        result = digests_send(digest_ids=[first, second, third], now=now)
+        assert result.statuses == {first: Status.SENT, second: Status.FAILED, third: Status.SENT}
+        assert list(result.retry) == [second]
+        row = ReminderDigest.objects.get(pk=second)
+        assert row.status == Status.FAILED
+        assert "451" in row.last_error
+        assert now < row.next_attempt_at <= now + timedelta(seconds=20)
+        message_id = row.message_id
 
         recorder.refuse = []
-        result = digests_send(digest_ids=[second, third], now=timezone.now())
-    assert result.statuses == {second: Status.SENT, third: Status.SENT}
-    assert sorted(len(r.to) for r in recorder.received) == [1, 1]
-    rows = ReminderDigest.objects.in_bulk([second, third])
-    assert (rows[second].attempts, rows[third].attempts) == (2, 1)
-    assert [h["status"] for h in rows[third].history] == ["sending", "sent"]
+        result = digests_send(digest_ids=[second], now=timezone.now())
+    assert result.statuses == {second: Status.SENT}
+    row.refresh_from_db()
+    assert (row.status, row.attempts, row.message_id) == (Status.SENT, 2, message_id)
+    assert [r.message_id for r in recorder.received] == [message_id]
 
 
-def test_a_refused_recipient_fails_its_digest_with_the_servers_reply(settings) -> None:  # type: ignore[no-untyped-def]
-    """The mail server refuses the first digest's recipient: that digest failed with the server's
-    reply, nothing was delivered, the second (claimed ahead) is as it was before its claim, and
-    the task's retry sends both over the same server."""
+def test_a_permanent_refusal_fails_its_digest_for_good(settings) -> None:  # type: ignore[no-untyped-def]
+    """A 550 for the first digest's recipient: that digest failed with the server's reply and no
+    retry time; the second is sent in the same chunk; sending the first again does nothing."""
     first, second = pending_digests(2)
     recorder = SMTPRecorder(refuse_recipients=["550 5.1.1 No such mailbox"])
     with SMTPServer(recorder) as server:
         _mail_through(settings, server.port)
-        with pytest.raises(SendInterrupted) as interrupted:
-            digests_send(digest_ids=[first, second], now=timezone.now())
-        assert isinstance(interrupted.value.__cause__, smtplib.SMTPRecipientsRefused)
-        assert interrupted.value.result.unfinished == [first, second]
-        rows = ReminderDigest.objects.in_bulk([first, second])
-        assert rows[first].status == Status.FAILED
-        assert "550" in rows[first].last_error
-        assert (rows[second].status, rows[second].attempts) == (Status.PENDING, 0)
-        assert recorder.received == []
-
         result = digests_send(digest_ids=[first, second], now=timezone.now())
-    assert result.statuses == {first: Status.SENT, second: Status.SENT}
-    assert sorted(len(r.to) for r in recorder.received) == [1, 1]
+        assert result.statuses == {first: Status.FAILED, second: Status.SENT}
+        assert result.retry == {}
+        row = ReminderDigest.objects.get(pk=first)
+        assert (row.status, row.next_attempt_at) == (Status.FAILED, None)
+        assert "550" in row.last_error
+        assert digests_send(digest_ids=[first], now=timezone.now()).statuses == {
+            first: "not claimed"
+        }
+    assert [r.to for r in recorder.received] == [
+        [ReminderDigest.objects.get(pk=second).learner.email]
+    ]
 
 
-def test_an_answer_is_waited_for_on_a_database_socket_numbered_past_1023() -> None:
-    """A worker holding many files (sockets, logs) gets a database socket numbered past 1,023,
-    where `select()` cannot wait: a claim still running when its answer is read is waited for
-    all the same, and a chunk sends every digest."""
+def test_a_refused_connection_leaves_the_chunk_for_a_retry(settings) -> None:  # type: ignore[no-untyped-def]
+    """Nothing listens on the mail port: the first digest is failed for now, the rest of the
+    chunk is left pending with the same retry time, and nothing is lost."""
     ids = pending_digests(3)
-    held: list[int] = []
-    connection.close()  # the next connection takes the lowest free number: past the held ones
-    try:
-        while len(held) < 1100:
-            held.append(os.open(os.devnull, os.O_RDONLY))
-        connection.ensure_connection()
-        assert connection.connection is not None
-        pgconn = connection.connection.pgconn
-        assert pgconn.socket > 1023
-        statement_send(pgconn, "SELECT pg_sleep(%s), %s", [0.2, "slept"])
-        assert statement_answer(pgconn) == ["", "slept"]
-        result = digests_send(digest_ids=ids, now=timezone.now())
-    finally:
-        for fd in held:
-            os.close(fd)
-    assert result.statuses == {pk: Status.SENT for pk in ids}
-    assert len(mail.outbox) == 3
+    _mail_through(settings, free_port())
+    result = digests_send(digest_ids=ids, now=timezone.now())
+    assert result.statuses == {ids[0]: Status.FAILED}
+    assert result.unfinished == ids[1:]
+    assert set(result.retry) == set(ids)
+    rows = ReminderDigest.objects.in_bulk(ids)
+    assert rows[ids[0]].status == Status.FAILED
+    assert "ConnectionRefusedError" in rows[ids[0]].last_error
+    for pk in ids[1:]:
+        assert (rows[pk].status, rows[pk].attempts) == (Status.PENDING, 0)
+        assert rows[pk].next_attempt_at is not None
+
+
+def test_a_stalled_answer_after_the_data_is_possibly_delivered_and_never_resent(settings) -> None:  # type: ignore[no-untyped-def]
+    """The server takes the message and answers only after the client's timeout: the digest is
+    possibly delivered (not failed), not claimable again, and the server holds one copy."""
+    (digest_id,) = pending_digests(1)
+    recorder = SMTPRecorder(stall=1, stall_seconds=3)
+    with SMTPServer(recorder) as server:
+        _mail_through(settings, server.port, timeout=1)
+        result = digests_send(digest_ids=[digest_id], now=timezone.now())
+        assert result.statuses == {digest_id: Status.AMBIGUOUS}
+        assert digests_send(digest_ids=[digest_id], now=timezone.now()).statuses == {
+            digest_id: "not claimed"
+        }
+    row = ReminderDigest.objects.get(pk=digest_id)
+    assert (row.status, row.next_attempt_at, row.attempts) == (Status.AMBIGUOUS, None, 1)
+    assert len(recorder.received) == 1
+
+
+def test_a_learner_deleted_before_their_turn_gets_nothing(settings) -> None:  # type: ignore[no-untyped-def]
+    """A learner deletes their account while the chunk is under way (after it read its
+    learners): their digest is not sent."""
+    first, second = pending_digests(2)
+    gone = ReminderDigest.objects.get(pk=second).learner_id
+    recorder = SMTPRecorder()
+    original = recorder.handle_DATA
+
+    async def delete_then_accept(server, session, envelope):  # type: ignore[no-untyped-def]
+        # While the first digest is with the server, the second's learner is deleted.
+        from asgiref.sync import sync_to_async
+        from django.db import connection
+
+        def delete() -> None:
+            User.objects.filter(pk=gone).delete()
+            connection.close()
+
+        await sync_to_async(delete, thread_sensitive=False)()
+        return await original(server, session, envelope)
+
+    recorder.handle_DATA = delete_then_accept  # type: ignore[method-assign]
+    with SMTPServer(recorder) as server:
+        _mail_through(settings, server.port)
+        result = digests_send(digest_ids=[first, second], now=timezone.now())
+    assert result.statuses == {first: Status.SENT, second: "not claimed"}
+    assert len(recorder.received) == 1
+    assert not ReminderDigest.objects.filter(pk=second).exists()
