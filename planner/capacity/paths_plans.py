@@ -87,6 +87,8 @@ def deploy_command(option: PathOption, model: str) -> str | None:
     if s.get("gpu_memory_utilization"):
         parts.append(f"--gpu-memory-utilization {s['gpu_memory_utilization']}")
     parts.append(f"--max-num-seqs {s['max_num_seqs']}")
+    if s.get("dtype"):
+        parts.append(f"--dtype {s['dtype']}")
     if s.get("kv_precision") == "fp8":
         parts.append("--kv-cache-dtype fp8")
     quantization = QUANTIZATION_FLAG.get(s.get("weight_precision") or "")

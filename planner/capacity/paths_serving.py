@@ -113,6 +113,10 @@ def self_hosted_option(card: ServingCard, acc: Accelerator, n: int) -> PathOptio
             "max_num_seqs": card.users,
             "kv_precision": est.kv_precision,
             "weight_precision": est.weight_precision,
+            # Turing (the T4) has no bf16: vLLM runs such a checkpoint in fp16 there.
+            "dtype": "float16"
+            if est.weight_precision == "bf16" and not acc.supports("bf16")
+            else "",
             "decode_tokens_per_s": decode,
             "mig": bool(acc.mig_of),
         },

@@ -29,6 +29,14 @@ COLUMNS: dict[str, list[tuple[str, str, int]]] = {
         ("Hours per run", "hours_per_run", 2),
     ],
 }
+# A serving comparison sets these for each path itself: the page does not ask for them.
+PER_PATH_FIELDS = {
+    "gpu",
+    "gpu_memory_gb",
+    "memory_bandwidth_gb_s",
+    "tensor_parallel",
+    "max_num_seqs",
+}
 COST_HEADING = {"serving": "Cost per day (USD)", "batch": "Cost per run (USD)"}
 LIMITER_WORDS = {
     "weights": "weights do not fit",
@@ -86,7 +94,11 @@ def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> 
     context: dict[str, Any] = {
         "kind": kind,
         "kinds": [("serving", "Serving"), ("batch", "Batch job"), ("training", "Training")],
-        "workload_fields": [f for f in forms.workload if f.name != "config"],
+        "workload_fields": [
+            f
+            for f in forms.workload
+            if f.name != "config" and not (kind == "serving" and f.name in PER_PATH_FIELDS)
+        ],
         # Requests per day and the peak price and size a serving path only.
         "traffic_fields": [f for f in forms.traffic if kind == "serving" or f.name == "exclude"],
         "error_lines": [f"{name.replace('_', ' ')}: {' '.join(m)}" for name, m in errors.items()],

@@ -28,6 +28,7 @@ from planner.capacity.paths import (
     compare_training,
     recommend,
 )
+from planner.capacity.paths_plans import deploy_command
 
 CAT = default_catalogue()
 
@@ -277,3 +278,17 @@ def test_adding_a_gpu_to_the_catalogue_never_leaves_a_dearer_recommendation(
         assert after.recommended.cost_usd <= o.cost_usd
     meeting = [o.cost_usd for o in after.options if o.meets and o.cost_usd is not None]
     assert after.recommended.cost_usd == min(meeting)
+
+
+def test_deploy_commands_follow_the_plan_split_and_the_hardware() -> None:
+    result = compare_serving(chat_card(kv_precision="fp8"), catalogue=CAT)
+    t4 = option(result, "t4", 4)
+    command = deploy_command(t4, "meta-llama/Llama-3.1-8B")
+    assert command is not None
+    assert "--tensor-parallel-size 4" in command
+    assert "--dtype float16" in command  # Turing has no bf16
+    assert "--kv-cache-dtype fp8" in command
+    h100 = deploy_command(option(result, "h100-sxm"), "m")
+    assert h100 is not None and "--dtype" not in h100 and "--tensor-parallel-size" not in h100
+    cpu = next(o for o in result.options if o.path == "cpu")
+    assert deploy_command(cpu, "m") is None
