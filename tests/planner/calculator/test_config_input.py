@@ -368,3 +368,18 @@ def test_the_page_form_posts_with_its_csrf_token_and_is_refused_without() -> Non
         headers={"HX-Request": "true", "X-CSRFToken": token[1]},
     )
     assert by_htmx.status_code == 200 and "model=llama-3.1-8b" in by_htmx["HX-Push-Url"]
+
+
+def test_a_workload_card_keeps_the_config_it_was_saved_with(learner) -> None:  # type: ignore[no-untyped-def]
+    from planner.cards.models import WorkloadCard
+
+    client = Client()
+    client.force_login(learner)
+    query = "estimate=serving&gpu=h100-sxm&users=4&config=" + compact(QWEN3_32B.read_text())
+    response = client.post(reverse("planner:card_create"), {"name": "Qwen3 chat", "query": query})
+    assert response.status_code == 302
+    card = WorkloadCard.objects.get(owner=learner, name="Qwen3 chat")
+    assert card.result["kv_bytes_per_token"] == 262_144
+    assert card.inputs["config"].startswith("z.")
+    page = client.get(reverse("planner:calculator") + "?" + query).content.decode()
+    assert 'data-testid="config-model"' in page
