@@ -59,7 +59,7 @@ class EmailBackend(DjangoSMTPBackend):
     def _send(self, email_message: Any) -> bool:
         self.data_sent = False
         try:
-            return bool(super()._send(email_message))
+            return bool(super()._send(email_message))  # type: ignore[misc]
         finally:
             # Kept on the backend: send_messages may close the connection on the way out.
             self.data_sent = bool(getattr(self.connection, "data_sent", False))

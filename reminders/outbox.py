@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -164,16 +164,17 @@ def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
     if row is None:
         return None
     learner_id, local_date, attempts, message_id, history, failing_since = row
-    field = ReminderDigest._meta.get_field
+    if isinstance(failing_since, str):  # SQLite: UTC, as text
+        failing_since = datetime.fromisoformat(failing_since).replace(tzinfo=UTC)
     return ReminderDigest(
         pk=digest_id,
         learner_id=learner_id,
-        local_date=field("local_date").to_python(local_date),
+        local_date=date.fromisoformat(local_date) if isinstance(local_date, str) else local_date,
         status=Status.SENDING,
         attempts=attempts,
         message_id=message_id,
         history=json.loads(history) if isinstance(history, str) else history,
-        failing_since=field("failing_since").to_python(failing_since),
+        failing_since=failing_since,
     )
 
 
