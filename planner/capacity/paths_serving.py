@@ -103,7 +103,7 @@ def self_hosted_option(card: ServingCard, acc: Accelerator, n: int) -> PathOptio
         stack=SERVING_STACK[path],
         notes=_serving_notes(acc, est),
         figures=_figures(est, decode),
-        formulas=tuple(formulas),
+        formulas=(*_shown_formulas(est), *formulas),
         cost_per_million_output_tokens_usd=per_million,
         requests_per_day_capacity=capacity,
         settings={
@@ -121,6 +121,20 @@ def self_hosted_option(card: ServingCard, acc: Accelerator, n: int) -> PathOptio
             "mig": bool(acc.mig_of),
         },
     )
+
+
+# The estimate's formulas behind the table's figures (users, first token, decode speed).
+SHOWN_FORMULAS: Final = (
+    "KV cache per user",
+    "Max active users",
+    "Prefill",
+    "Decode",
+    "Time to first",
+)
+
+
+def _shown_formulas(est: ServingEstimate) -> list[FormulaLine]:
+    return [f for f in est.formulas if f.label.startswith(SHOWN_FORMULAS)]
 
 
 def _figures(est: ServingEstimate, decode: float | None) -> dict[str, float | int | None]:
