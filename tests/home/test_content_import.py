@@ -49,7 +49,7 @@ def database_snapshot() -> str:
 
 
 def test_shipped_folder_yields_one_course_with_modules_lessons_tables_and_code() -> None:
-    """The shipped folder imports as 1 course, 4 modules, 8 lessons, with tables and highlighted code."""
+    """The shipped folder imports as 1 course, 3 modules, 8 lessons, with tables and highlighted code."""
     output = run_import(SHIPPED)
 
     assert "Created course 'gpus-tpus-ai-hardware'" in output
@@ -61,7 +61,6 @@ def test_shipped_folder_yields_one_course_with_modules_lessons_tables_and_code()
     assert [m.slug for m in course.modules.order_by("position")] == [
         "workloads",
         "memory-and-hardware-paths",
-        "speed-and-cost",
         "planning-and-recall",
     ]
     lessons = list(
@@ -71,9 +70,9 @@ def test_shipped_folder_yields_one_course_with_modules_lessons_tables_and_code()
         "workload-types",
         "memory-consumers",
         "hardware-paths",
+        "practical-estimate",
         "speed-from-the-spec-sheet",
         "cost-per-useful-result",
-        "practical-estimate",
         "three-cards-sized",
         "recall-capstone",
     ]
@@ -89,7 +88,7 @@ def test_shipped_folder_yields_one_course_with_modules_lessons_tables_and_code()
     assert '<div class="table-wrap" tabindex="0" role="region"' in lessons[1].body_html
     assert "<th>Likely limiter</th>" in lessons[1].body_html
     assert "<th>Watch out</th>" in lessons[2].body_html
-    estimate = lessons[5].body_html
+    estimate = lessons[3].body_html
     assert '<pre class="highlight" tabindex="0"><code class="language-python">' in estimate
     assert '<span class="n">kv_cache_per_user_gb</span>' in estimate
     assert (
@@ -268,8 +267,8 @@ def test_second_import_reports_no_changes_and_writes_nothing(course: Course) -> 
             "course.toml",
             'slug = "planning-and-recall"',
             'slug = "planning-and-recall"\ncolour = "blue"',
-            79,
-            "unknown key 'modules[3].colour'",
+            58,
+            "unknown key 'modules[2].colour'",
         ),
         (
             "lessons/04-practical-estimate.quiz.toml",
