@@ -50,10 +50,14 @@ def serving_options(card: ServingCard, catalogue: Catalogue) -> list[PathOption]
             option = self_hosted_option(card, slice_, 1)
             if option is not None and option.limiter != "weights":  # MIG where the model fits
                 options.append(option)
+    if not any(o.self_hosted for o in options):
+        _run(card, catalogue.accelerators[0], 1, quiet=False)  # raises what the card lacks
     return options
 
 
-def _run(card: ServingCard, row: Accelerator, n: int) -> ServingEstimate | None:
+def _run(
+    card: ServingCard, row: Accelerator, n: int, *, quiet: bool = True
+) -> ServingEstimate | None:
     try:
         return estimate_serving(
             replace(
@@ -66,7 +70,11 @@ def _run(card: ServingCard, row: Accelerator, n: int) -> ServingEstimate | None:
             )
         )
     except CapacityInputError:
-        return None  # e.g. the model's attention or KV heads do not split over n devices
+        # e.g. the model's attention or KV heads do not split over n devices; when no device
+        # runs the card at all, the card lacks an input and the caller hears which.
+        if quiet:
+            return None
+        raise
 
 
 def decode_per_stream(est: ServingEstimate) -> float | None:

@@ -60,3 +60,13 @@ def test_an_unknown_estimate_is_400(client: Client) -> None:
     response = client.get(reverse("planner:api_paths"), {"estimate": "quantum"})
     assert response.status_code == 400
     assert "estimate" in response.json()["errors"]
+
+
+def test_a_card_no_device_can_run_names_what_it_lacks(client: Client) -> None:
+    """Parameters without an architecture: no path can size the KV cache, so the answer is a 400
+    naming the input, not a comparison of the API alone."""
+    response = client.get(
+        reverse("planner:api_paths"), {"estimate": "serving", "params_b": "8", "users": "4"}
+    )
+    assert response.status_code == 400
+    assert "kv_per_user_gb" in response.json()["errors"]
