@@ -58,6 +58,13 @@ def test_every_lesson_works_at_least_one_example_the_engine_checks() -> None:
     assert {Path(lesson["file"]).name for lesson in LESSONS} <= checked
 
 
+def test_every_numeric_answer_is_recomputed_by_the_engine() -> None:
+    """A numeric item's expected value is a figure of test_lesson_figures, anchored on its key."""
+    anchored = {figure.after for figure in FIGURES if figure.text.startswith("expected_value")}
+    numeric = {f'key = "{item["key"]}"' for item in ALL_ITEMS if item["kind"] == "numeric"}
+    assert numeric <= anchored, numeric - anchored
+
+
 def test_new_lessons_have_objectives_and_minutes() -> None:
     for lesson in LESSONS:
         assert len(lesson["objective"]) > 20, lesson["slug"]

@@ -443,6 +443,7 @@ FIGURES: list[Figure] = [
     Figure(W7, "it recommends the managed API at ${} a day", option(CHAT_PATHS, "managed-api", "cost_usd"), ".2f"),
     Figure(W7, "is 4 × NVIDIA T4 at ${} a day", option(CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
     Figure(W7, "for it is about {} requests a day", PATHS_BREAK_EVEN, ",.0f"),
+    Figure(W8, "its first token comes after {} ms", option(CHAT_PATHS, "cpu-server", "time_to_first_token_ms"), ",.0f"),
     Figure(W8, "(4 × NVIDIA T4 at ${} a day", option(CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
     Figure(W8, "and {} for the cheapest self-hosted path", PATHS_BREAK_EVEN, ",.0f"),
     Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(EMBED_PATHS, "t4", "cost_usd"), ".2f"),
@@ -456,6 +457,8 @@ FIGURES: list[Figure] = [
     Figure(Q8, "about {} × parameters FLOPs (the forward pass", lambda: calculator(LORA)["flops_per_token"] / calculator(LORA)["params"], ".0f"),
     Figure(Q8, "run at the assumed {} % MFU", training_mfu, ".0f"),
     Figure(W8, "At the calculator's assumed {} % MFU", training_mfu, ".0f"),
+    Figure(Q4, "expected_value = {}", calc(PLANNING, "max_active_users"), "d", after='key = "planning-function-max-users"'),
+    Figure(Q4, "expected_value = {}", calc(PLANNING, "available_for_cache_gb"), ".0f", after='key = "planning-function-cache-gb"'),
     # Spec-sheet figures the lessons quote from the catalogue
     Figure(W6, "- L4 ({} dense bf16 TFLOPS)", catalogue("l4", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "- A10G ({} TFLOPS)", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
@@ -515,6 +518,7 @@ CLAIMS: list[Claim] = [
     (W8, "slower than the SXM card", lambda: option(TRAIN_PATHS, "h100-pcie", "hours_per_run")() > calculator(LORA)["hours_per_run"]),
     (Q2, "leaves little or no room for a KV cache", lambda: calculator(SEVENTY_B_TP + "&weight_precision=fp8")["max_active_users"] <= 1),
     (W7, "so the chat card needs four", lambda: calculator(V5E)["fits"] and not calculator(V5E.replace("tensor_parallel=4", "tensor_parallel=2"))["fits"]),
+    (W8, "And not a CPU server", lambda: not next(o for o in comparison(CHAT_PATHS)["options"] if o["accelerator"] == "cpu-server")["meets"]),
     (W7, "far less than the", lambda: calculator(API_DAY)["api_cost_usd"] < H100_DAY()),
 ]  # fmt: skip
 
