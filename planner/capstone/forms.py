@@ -150,7 +150,7 @@ class WorksheetAdminForm(BoundedModelForm):
 
     class Meta:
         model = CapstoneWorksheet
-        exclude = ["calculator_result"]
+        exclude = ["calculator_result", "paths_comparison"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
