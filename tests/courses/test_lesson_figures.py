@@ -494,7 +494,7 @@ def gap(one: str) -> float:
 
 
 CLAIMS: list[Claim] = [
-    (W6, "a 70B model\nat bf16 needs four 80 GB GPUs", lambda: not calculator(SEVENTY_B_TP + "&tensor_parallel=2")["fits"] and calculator(SEVENTY_B_TP + "&tensor_parallel=4")["fits"]),
+    (W6, "a 70B model\nat bf16 with the chat card's 20 users at 8k needs four 80 GB GPUs", lambda: not calculator(SEVENTY_B_TP + "&tensor_parallel=2")["fits"] and calculator(SEVENTY_B_TP + "&tensor_parallel=4")["fits"]),
     (W6, "the A10G decodes about twice as fast as the L4", lambda: 1.5 < ratio(calc(ONE_A10G, "decode_tokens_per_s"), calc(ONE_L4, "decode_tokens_per_s"))() < 2.5),
     (W6, "but\nprefills more slowly", lambda: calculator(ONE_A10G + PROMPT)["time_to_first_token_ms"] > calculator(ONE_L4 + PROMPT)["time_to_first_token_ms"]),
     (W6, "the burst breaks the promise on both smaller cards", lambda: min(burst_ms(CHAT_L4), burst_ms(CHAT_A10G)) > 2000 > burst_ms(CHAT_H100)),
