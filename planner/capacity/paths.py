@@ -129,6 +129,32 @@ def check_exclude(exclude: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+# Per-path gaps the comparison fills itself: the device's figures, a split, a measured rate.
+PER_PATH_FIELDS: Final = frozenset(
+    {
+        "gpu_memory_gb",
+        "memory_bandwidth_gb_s",
+        "tensor_parallel",
+        "items_per_s",
+        "price_per_hour",
+        "api",
+    }
+)
+
+
+def card_assumptions(assumed: list[Assumption], options: Sequence[PathOption]) -> list[Assumption]:
+    """The comparison's own assumptions, then those the card's estimates made (from the first
+    self-hosted option: the card's gaps are the same on every device), each field once."""
+    out = list(assumed)
+    seen = {a.field for a in out} | PER_PATH_FIELDS
+    first = next((o for o in options if o.self_hosted and o.assumptions), None)
+    for a in first.assumptions if first else ():
+        if a.field not in seen:
+            out.append(a)
+            seen.add(a.field)
+    return out
+
+
 def recommend(options: Sequence[PathOption]) -> tuple[PathOption | None, PathOption | None]:
     """The cheapest option that meets every target (priced ones only), and the runner-up."""
     ranked = sorted((o for o in options if o.meets and o.cost_usd is not None), key=cheapest_first)
@@ -181,7 +207,7 @@ def compare_serving(
         requests_per_day=card.requests_per_day,
         peak_concurrency=card.users,
         cost_series=cost_series(options, best),
-        assumptions=card.assumptions,
+        assumptions=card_assumptions(card.assumptions, options),
         formulas=formulas,
     )
 
@@ -245,7 +271,7 @@ def compare_batch(
         runner_up=second,
         excluded=excluded,
         load_test=batch_load_test(best, inputs.items, margin) if best else None,
-        assumptions=assumed,
+        assumptions=card_assumptions(assumed, options),
     )
 
 
@@ -264,5 +290,5 @@ def compare_training(
         runner_up=second,
         excluded=excluded,
         load_test=training_load_test(best, total) if best else None,
-        assumptions=assumed,
+        assumptions=card_assumptions(assumed, options),
     )

@@ -145,6 +145,7 @@ def _batch_option(
             "window_hours": est.window_hours,
         },
         formulas=tuple(est.formulas[1:]) + ((formula,) if formula else ()),
+        assumptions=tuple(est.assumptions),
     )
 
 
@@ -274,4 +275,5 @@ def _training_option(inputs: TrainingInputs, acc: Accelerator, n: int) -> PathOp
             "steps_per_s": est.steps_per_s,
         },
         formulas=tuple(f for f in est.formulas if f.label in {"Tokens per second", "Cost per run"}),
+        assumptions=tuple(est.assumptions),
     )

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from planner.capacity.catalogue import Accelerator
-from planner.capacity.results import FormulaLine
+from planner.capacity.results import Assumption, FormulaLine
 from planner.capacity.speed_model import CPU_DENSE_BF16_TFLOPS
 from planner.capacity.units import as_float
 
@@ -65,6 +65,8 @@ class PathOption:
     # Serving: one replica's capacity in requests per day (self-hosted), for the cost series.
     requests_per_day_capacity: Fraction | None = None
     settings: dict[str, Any] = field(default_factory=dict)  # what the deploy command needs
+    # What the option's estimate assumed (the card's own gaps, such as the precision).
+    assumptions: tuple[Assumption, ...] = ()
 
     @property
     def key(self) -> str:

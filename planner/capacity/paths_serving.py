@@ -31,6 +31,7 @@ from planner.capacity.units import CapacityInputError, exact
 
 HOURS_PER_DAY: Final = 24
 SECONDS_PER_DAY: Final = 86_400
+MAX_NUM_SEQS: Final = 1024  # half of vLLM's smallest default max_num_batched_tokens (2,048)
 MEMORY_CODES: Final = {"no_room_for_serving", "target_users_do_not_fit"}
 
 
@@ -66,7 +67,7 @@ def _run(
                 tensor_parallel=n if n > 1 else None,
                 gpu_memory_gb=None,
                 memory_bandwidth_gb_s=None,
-                max_num_seqs=None,
+                max_num_seqs=max_num_seqs(card),  # as the deploy command starts it
             )
         )
     except CapacityInputError:
@@ -75,6 +76,12 @@ def _run(
         if quiet:
             return None
         raise
+
+
+def max_num_seqs(card: ServingCard) -> int:
+    """vLLM's --max-num-seqs for the peak: its users, up to what its default token budget per
+    step (max_num_batched_tokens, 2,048 at the least) lets one step schedule."""
+    return min(card.users, MAX_NUM_SEQS)
 
 
 def decode_per_stream(est: ServingEstimate) -> float | None:
@@ -113,12 +120,13 @@ def self_hosted_option(card: ServingCard, acc: Accelerator, n: int) -> PathOptio
         figures=_figures(est, decode),
         formulas=(*_shown_formulas(est), *formulas),
         cost_per_million_output_tokens_usd=per_million,
+        assumptions=tuple(est.assumptions),
         requests_per_day_capacity=capacity,
         settings={
             "tensor_parallel": n,
             "max_model_len": est.context_tokens,
             "gpu_memory_utilization": est.gpu_memory_utilization,
-            "max_num_seqs": card.users,
+            "max_num_seqs": max_num_seqs(card),
             "kv_precision": est.kv_precision,
             "weight_precision": est.weight_precision,
             # Turing (the T4) has no bf16: vLLM runs such a checkpoint in fp16 there.
