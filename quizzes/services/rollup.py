@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import connection, transaction
@@ -91,7 +91,7 @@ _ITEM_COLUMNS = [
 def _item_days(item_ids: list[int], since: datetime | None, upto: datetime) -> QuerySet[Any]:
     return (
         _logs(item_ids, since, upto)
-        .annotate(day=TruncDate("reviewed_at"))
+        .annotate(day=TruncDate("reviewed_at", tzinfo=UTC))
         .order_by()
         .values("item_id", "day")
         .annotate(
