@@ -244,3 +244,21 @@ def test_the_batch_page_says_where_the_workers_rate_comes_from(client: Client) -
     )
     text = re.sub(r"<[^>]+>", "", measured.content.decode())
     assert "Each worker does 7.0 items/s." in text  # measured: no "about", no hardware
+
+
+def test_the_page_marks_the_batch_where_decode_turns_compute_bound(client: Client) -> None:
+    """A short context on a fast GPU: past some batch the step's FLOPs outlast its reads."""
+    many = {
+        "estimate": "serving",
+        "gpu": "h200",
+        "model": "llama-3.1-8b",
+        "weight_precision": "fp8",
+        "users": "1000",
+        "context_tokens": "300",
+    }
+    bound = api(client, "serving", many)["compute_bound_batch"]
+    assert isinstance(bound, int) and 1 < bound < 1000
+    page = client.get(reverse("planner:calculator"), many).content.decode()
+    assert 'data-testid="compute-bound-line"' in page
+    assert f'data-testid="compute-bound-batch">{bound}<' in page
+    assert f"Decode turns compute-bound at a batch of {bound:,}." in page
