@@ -84,6 +84,19 @@ def option_rows(kind: str, options: list[PathOption]) -> list[OptionRow]:
     ]
 
 
+def first_per_device(options: list[PathOption]) -> tuple[list[PathOption], list[PathOption]]:
+    """The cheapest meeting option of each device (and of each GPU's MIG slices), and the rest:
+    larger splits of a GPU that already meets cost more for the same targets."""
+    seen: set[tuple[str, bool]] = set()
+    first: list[PathOption] = []
+    rest: list[PathOption] = []
+    for option in options:
+        key = (option.accelerator.split(":")[0], ":" in option.accelerator)
+        (rest if key in seen else first).append(option)
+        seen.add(key)
+    return first, rest
+
+
 def _query(forms: ComparisonForms) -> str:
     return urlencode(forms.query_dict(), doseq=True)
 
@@ -110,7 +123,8 @@ def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> 
         return context
     query = _query(forms)
     context.update(
-        meeting=option_rows(kind, comparison.meeting),
+        meeting=option_rows(kind, first_per_device(comparison.meeting)[0]),
+        meeting_more=option_rows(kind, first_per_device(comparison.meeting)[1]),
         rejected=option_rows(kind, comparison.rejected),
         chart=cost_chart(comparison.cost_series) if kind == "serving" else None,
         share_path=f"{reverse('planner:paths')}?{query}",

@@ -54,3 +54,16 @@ def test_batch_and_training_tabs_compare_their_cards(client: Client) -> None:
     assert "Cost per run (USD)" in batch and "timed run" in batch
     training = client.get(reverse("planner:paths"), {"estimate": "training"}).content.decode()
     assert "GB per device" in training and "a short training run" in training
+
+
+def test_the_table_leads_with_the_cheapest_way_on_each_device(client: Client) -> None:
+    """One row per device (and per GPU's MIG slices) up front; its larger splits fold away."""
+    html = client.get(
+        reverse("planner:paths"),
+        {"estimate": "serving", "model": "llama-3.1-8b", "users": "20", "context_tokens": "8192"},
+    ).content.decode()
+    lead = html.split('data-testid="meeting-table"', 1)[1].split("</table>", 1)[0]
+    more = html.split('data-testid="meeting-more-table"', 1)[1].split("</table>", 1)[0]
+    assert lead.count('data-accelerator="h100-sxm"') == 1
+    assert 'data-accelerator="h100-sxm" data-count="1"' in lead
+    assert 'data-accelerator="h100-sxm" data-count="2"' in more
