@@ -65,9 +65,18 @@ class EmailBackend(DjangoSMTPBackend):
             self.data_sent = bool(getattr(self.connection, "data_sent", False))
 
 
+def data_sent_forget(backend: BaseEmailBackend) -> None:
+    """Before a send: nothing of it has gone yet."""
+    backend.data_sent = False  # type: ignore[attr-defined]
+    session = getattr(backend, "connection", None)
+    if session is not None:
+        session.data_sent = False
+
+
 def data_was_sent(backend: BaseEmailBackend) -> bool:
     """Whether the message the backend was sending had all its data written to the server."""
-    return bool(getattr(backend, "data_sent", False))
+    session = getattr(backend, "connection", None)
+    return bool(getattr(backend, "data_sent", False) or getattr(session, "data_sent", False))
 
 
 class SendFailure(enum.StrEnum):

@@ -4,6 +4,7 @@ RFC 8058's List-Unsubscribe on one line."""
 from __future__ import annotations
 
 import email.policy
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -78,6 +79,26 @@ class DigestEmail(EmailMultiAlternatives):
         return super().message(policy=digest_policy(policy))
 
 
+@dataclass(frozen=True)
+class DigestParts:
+    """What a learner receives, before it is written as MIME."""
+
+    subject: str
+    text: str
+    html: str
+    to: str
+    headers: dict[str, str]
+
+
+def digest_email(parts: DigestParts) -> DigestEmail:
+    """The parts as a Django email, for any mail backend."""
+    message = DigestEmail(
+        subject=parts.subject, body=parts.text, to=[parts.to], headers=dict(parts.headers)
+    )
+    message.attach_alternative(parts.html, "text/html")
+    return message
+
+
 class DigestRenderer:
     """Renders digests, each one whole: the templates are looked up once per chunk. Nothing
     rendered is shared between learners (a calculated item draws its numbers per learner)."""
@@ -94,6 +115,14 @@ class DigestRenderer:
     ) -> DigestEmail:
         """The digest email: plain text and HTML, the first due prompt as a recall question, the
         review link, the signed prompt link, and RFC 8058 one-click unsubscribe headers."""
+        return digest_email(
+            self.parts(digest_id=digest_id, message_id=message_id, learner=learner, content=content)
+        )
+
+    def parts(
+        self, *, digest_id: int, message_id: str, learner: User, content: DigestContent
+    ) -> DigestParts:
+        """The digest's subject, text, HTML, recipient and headers, rendered for this learner."""
         schedule = content.first_schedule
         assert schedule is not None
         # The learner whose digest this is, for anything drawn per learner.
@@ -117,10 +146,11 @@ class DigestRenderer:
             "preferences_url": self.preferences_url,
             "unsubscribe_url": unsubscribe_url,
         }
-        message = DigestEmail(
+        return DigestParts(
             subject=" ".join(self.subject.render(context).split()),
-            body=self.text.render(context),
-            to=[learner.email],
+            text=self.text.render(context),
+            html=self.html.render(context),
+            to=learner.email,
             headers={
                 "Message-ID": message_id,
                 "List-Unsubscribe": f"<{unsubscribe_url}>",
@@ -129,8 +159,6 @@ class DigestRenderer:
                 "X-Recall-Digest": str(digest_id),
             },
         )
-        message.attach_alternative(self.html.render(context), "text/html")
-        return message
 
 
 def digest_message_build(

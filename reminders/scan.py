@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from functools import partial
@@ -41,6 +42,9 @@ logger = logging.getLogger(__name__)
 # million learners is a series of short transactions, and one cut off by its time limit leaves
 # whole ranges behind for the next scan to finish.
 SCAN_RANGE = 100_000
+# The scan starts no new range after this long, inside the task's soft time limit (240 s), so it
+# ends on its own even where Celery cannot enforce the limit (a broker that does not answer).
+SCAN_BUDGET_SECONDS = 180.0
 # Slots per statement, well under SQLite's 32,766 parameters (six each).
 SLOTS_PER_STATEMENT = 1_000
 # Send tasks per Redis pipeline: 100 chunks of 500 ids are about half a megabyte.
@@ -171,8 +175,12 @@ def digests_scan(*, now: datetime) -> ScanResult:
     sends enqueued once it commits; then re-enqueue lost or failed sends worth another try."""
     slots = digest_slots(now=now)
     created: list[int] = []
+    deadline = time.monotonic() + SCAN_BUDGET_SECONDS
     if slots:
         for learners in _learner_ranges():
+            if time.monotonic() > deadline:
+                logger.warning("scan stopped at learner %s: the next scan goes on", learners[0])
+                break
             with transaction.atomic():
                 ids = _digests_insert(now=now, slots=slots, learners=learners)
                 if ids:

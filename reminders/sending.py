@@ -1,5 +1,6 @@
-"""Sending a chunk of digests over one SMTP connection (Django's email backend), each claimed,
-sent and marked on its own row: the lock and the unique key give at most one email per digest.
+"""Sending a chunk of digests over one SMTP connection (Django's email backend, the bytes composed
+by reminders.mailer), each claimed, sent and marked on its own row: the lock and the unique key
+give at most one email per digest.
 
 A failure the server answered for one message (a 4xx or 5xx to its recipient or data) marks that
 digest and the chunk goes on; one that loses the connection stops the chunk, and the digests not
@@ -21,12 +22,14 @@ from accounts.models import User
 from config.mail import (
     SendFailure,
     closes_connection,
+    data_sent_forget,
     data_was_sent,
     failure_reason,
     retry_at,
     send_failure,
 )
-from reminders.emails import DigestRenderer
+from reminders.emails import DigestRenderer, digest_email
+from reminders.mailer import DigestWire
 from reminders.models import ReminderDigest
 from reminders.outbox import digest_claim, digest_failed, digest_finish, digests_retry_later
 from reminders.selectors import DigestContent, digests_content_for
@@ -59,6 +62,7 @@ def digests_send(
     the result (`unfinished`, `retry`) with its retry time written on its row."""
     backend = mailers.default
     renderer: DigestRenderer | None = None
+    wire = DigestWire.for_connection(backend)
     result = ChunkResult()
     deadline = time.monotonic() + budget
     # The chunk's learners, read once (a learner deleted since takes their digest row along,
@@ -82,7 +86,12 @@ def digests_send(
                 learner = User.objects.get(pk=digest.learner_id)
             digest.learner = learner
             status, stop = _digest_send(
-                digest=digest, now=now, backend=backend, renderer=renderer, contents=contents
+                digest=digest,
+                now=now,
+                backend=backend,
+                wire=wire,
+                renderer=renderer,
+                contents=contents,
             )
             result.statuses[digest_id] = status
             if digest.status == Status.FAILED and digest.next_attempt_at is not None:
@@ -104,6 +113,7 @@ def _digest_send(
     digest: ReminderDigest,
     now: datetime,
     backend: BaseEmailBackend,
+    wire: DigestWire | None,
     renderer: DigestRenderer,
     contents: dict[int, DigestContent],
 ) -> tuple[str, bool]:
@@ -119,17 +129,19 @@ def _digest_send(
         reason = "nothing due" if first is None else "reminders switched off"
         digest_finish(digest=digest, status=Status.SKIPPED, now=now, note=reason)
         return Status.SKIPPED, False
+    data_sent_forget(backend)
     try:
-        message = renderer.message(
-            digest_id=digest.pk,
-            message_id=digest.message_id,
-            learner=learner,
-            content=content,
+        parts = renderer.parts(
+            digest_id=digest.pk, message_id=digest.message_id, learner=learner, content=content
         )
+        raw = wire.message_bytes(parts) if wire is not None else None
         # Opened by the chunk's first send (so a refused connection counts against that digest)
         # and kept: send_messages closes only a connection it opened itself.
         backend.open()
-        backend.send_messages([message])
+        if wire is not None and raw is not None:
+            wire.send(parts.to, raw)
+        else:
+            backend.send_messages([digest_email(parts)])
     except Exception as exc:
         failure = send_failure(exc, data_sent=data_was_sent(backend))
         digest_failed(digest=digest, failure=failure, reason=failure_reason(exc), now=now)

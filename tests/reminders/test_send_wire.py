@@ -1,7 +1,7 @@
-"""The digest a learner receives over SMTP: a real SMTP server in the test receives a chunk, and
-each message is the Django email of its digest (every template rendered with the full context,
-serialised under `email.policy.SMTP`), whatever the prompt's characters and the learner's name:
-the same headers, the same text and HTML bodies, decoded as a mail client decodes them."""
+"""The digest a learner receives over SMTP is the one Django's email would write: a real SMTP
+server in the test receives a chunk, and each message is compared with its digest's Django email
+(every template rendered with the full context, serialised under `email.policy.SMTP`): the same
+bytes but for the random MIME boundary, whatever the prompt's characters and the learner's name."""
 
 from __future__ import annotations
 
@@ -13,14 +13,16 @@ from typing import Any
 
 import pytest
 import time_machine
+from django.core.mail import mailers
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
 from quizzes.models import QuizItem
-from reminders.emails import DigestEmail, absolute_url, review_session_url
+from reminders.emails import DigestEmail, DigestParts, absolute_url, review_session_url
 from reminders.links import PROMPT_MAX_AGE, prompt_token_make, unsubscribe_token_make
+from reminders.mailer import DigestWire, body_encoded
 from reminders.models import ReminderDigest
 from reminders.scan import digests_scan
 from reminders.selectors import digests_content_for
@@ -163,3 +165,39 @@ def test_received_digests_are_the_django_emails(  # type: ignore[no-untyped-def]
             assert [p.get_content() for p in parsed.iter_parts()] == [
                 p.get_content() for p in reference.iter_parts()
             ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "short\n", "é\n", "x" * 79, "é" * 60, ("é" * 30 + "\n") * 12, ("a" * 90 + "\n") * 12],
+)
+def test_body_encoding_is_the_email_packages(text: str) -> None:
+    """7bit, 8bit, quoted-printable and base64 chosen and written as `set_content` does, also
+    from the quoted-printable lines a chunk has already encoded."""
+    message = email.message.EmailMessage(policy=email.policy.SMTP)
+    message.set_content(text, charset="utf-8")
+    head, _, payload = message.as_bytes().partition(b"\r\n\r\n")
+    cte, encoded = body_encoded(text)
+    assert f"Content-Transfer-Encoding: {cte}".encode() in head
+    assert encoded == payload
+    encoded_lines: dict[bytes, str] = {}
+    assert body_encoded(text, encoded_lines) == body_encoded(text, encoded_lines) == (cte, payload)
+
+
+def test_an_address_it_does_not_compose_goes_through_django(settings) -> None:  # type: ignore[no-untyped-def]
+    """A quoted local part or a non-ASCII domain is left to Django's email."""
+    settings.MAILERS = {
+        "default": {
+            "BACKEND": "config.mail.EmailBackend",
+            "OPTIONS": {"host": "127.0.0.1", "port": 25},
+        }
+    }
+    wire = DigestWire.for_connection(mailers.default)
+    assert wire is not None
+
+    def parts(to: str) -> DigestParts:
+        return DigestParts(subject="s", text="t", html="h", to=to, headers={})
+
+    assert wire.message_bytes(parts("a.b@example.com")) is not None
+    for to in ('"a b"@example.com', "a@bücher.example", "a..b@example.com", "Ada <a@x.org>"):
+        assert wire.message_bytes(parts(to)) is None
