@@ -40,26 +40,21 @@ def sink(port: int, received: Any, ready: Any) -> None:
 @contextmanager
 def phase_timers() -> Iterator[dict[str, float]]:
     """Seconds spent in each step of a chunk's send, by wrapping the functions it calls (a few
-    microseconds each): send a claim, render and compose while it is on its way (unless that was
-    done during the SMTP exchange before), wait for its answer, the SMTP exchange (while the next
-    claim is on its way, and the next digest is rendered while the server takes the message),
-    hold the finish. Nested steps are indented (the render and compose inside either render);
-    "total" is the chunk's wall time."""
+    microseconds each): claim the row (one autocommitted statement), render the digest, compose
+    its MIME bytes, the SMTP exchange (smtplib's sendmail on Django's backend connection), mark
+    it sent. "total" is the chunk's wall time."""
     from django.core.mail.backends.smtp import EmailBackend
 
-    from reminders import mailer, outbox_pg
+    from reminders import emails, mailer, sending
 
     totals: dict[str, float] = {}
     targets: list[tuple[Any, str, str]] = [
-        (outbox_pg, "claim_start", "send a claim (+ held finishes)"),
-        (mailer.ChunkState, "render_early", "render unless done ahead"),
-        (outbox_pg.PendingClaim, "result", "wait for the claim's answer"),
-        (mailer.DigestWire, "send", "SMTP exchange (next claim on its way)"),
-        (mailer.ChunkState, "render_ahead", "  render the next digest meanwhile"),
-        (mailer.DigestRenderer, "parts", "  render (shapes, names, signed links)"),
-        (mailer.DigestWire, "message_bytes", "  compose MIME bytes"),
+        (sending, "digest_claim", "claim (one statement)"),
+        (emails.DigestRenderer, "parts", "render (templates, signed links)"),
+        (mailer.DigestWire, "message_bytes", "compose MIME bytes"),
+        (mailer.DigestWire, "send", "SMTP exchange (sendmail)"),
         (EmailBackend, "send_messages", "Django email path (fallback only)"),
-        (outbox_pg, "finish", "hold the finish (no query)"),
+        (sending, "digest_finish", "mark sent (one UPDATE)"),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
 
@@ -154,3 +149,30 @@ def shapes_of(ids: list[int]) -> set[tuple[int | None, int]]:
     from reminders.models import ReminderDigest
 
     return set(ReminderDigest.objects.filter(pk__in=ids).values_list("first_item_id", "due_count"))
+
+
+def mime_costs(parts: list[Any], repeats: int = 3) -> tuple[float, float]:
+    """Milliseconds per message to write the same digests' MIME bytes with Django's email
+    (`message(policy=SMTP).as_bytes()`, what its SMTP backend sends) and with reminders.mailer's
+    composer, interleaved, the best of `repeats` runs each (CPU work: the best run is the one
+    the machine's other load disturbed least)."""
+    import email.policy
+
+    from django.core.mail import mailers
+
+    from reminders.emails import digest_email
+    from reminders.mailer import DigestWire
+
+    wire = DigestWire.for_connection(mailers.default)
+    assert wire is not None
+    django_best = composer_best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for p in parts:
+            digest_email(p).message(policy=email.policy.SMTP).as_bytes()
+        django_best = min(django_best, time.perf_counter() - start)
+        start = time.perf_counter()
+        for p in parts:
+            wire.message_bytes(p)
+        composer_best = min(composer_best, time.perf_counter() - start)
+    return django_best * 1000 / len(parts), composer_best * 1000 / len(parts)

@@ -24,6 +24,7 @@ from planner.capstone.models import (
     Level,
     Rubric,
 )
+from planner.capstone.outbox import CapstoneEmail
 from planner.capstone.rubric import (
     criterion_delete,
     criterion_levels_save,
@@ -173,3 +174,12 @@ class GradeAdmin(ReadOnlyAdmin[Grade]):
 @admin.register(GradingClaim)
 class GradingClaimAdmin(admin.ModelAdmin[GradingClaim]):
     list_display = ["submission", "grader", "claimed_at", "expires_at"]
+
+
+@admin.register(CapstoneEmail)
+class CapstoneEmailAdmin(ReadOnlyAdmin[CapstoneEmail]):
+    """The capstone's email outbox: written by grading, sent and retried by the outbox."""
+
+    list_display = ["submission", "kind", "status", "attempts", "next_attempt_at", "sent_at"]
+    list_filter = ["status", "kind"]
+    readonly_fields = ["last_error"]
