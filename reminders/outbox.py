@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -178,21 +177,49 @@ def digest_claim(*, digest_id: int, now: datetime) -> ReminderDigest | None:
     )
 
 
+_FINISH_APPEND = {
+    "postgresql": "history || jsonb_build_array(jsonb_build_object("
+    "'at', %s::text, 'status', %s::text, 'attempt', attempts, 'note', %s::text))",
+    "sqlite": "json_insert(history, '$[#]', json_object("
+    "'at', %s, 'status', %s, 'attempt', attempts, 'note', %s))",
+}
+# One statement; the history entry appended in SQL (not the whole history written back). Only
+# the table name and the vendor's JSON expression are interpolated.
+_FINISH_SQL = """
+    UPDATE {table}
+    SET status = %s, due_count = %s, first_item_id = %s, sent_at = %s, updated_at = %s,
+        last_error = CASE WHEN %s THEN '' ELSE last_error END,
+        failing_since = CASE WHEN %s THEN NULL ELSE failing_since END,
+        history = {append}
+    WHERE id = %s AND status = %s
+"""
+
+
 def digest_finish(*, digest: ReminderDigest, status: str, now: datetime, note: str) -> None:
     """One UPDATE: the row is ours (claimed), so no lock is taken again."""
     digest.status = status
     _history(digest, status=status, now=now, note=note)
-    fields: dict[str, Any] = {
-        "status": status,
-        "due_count": digest.due_count,
-        "first_item_id": digest.first_item_id,
-        "sent_at": digest.sent_at,
-        "history": digest.history,
-        "updated_at": timezone.now(),
-    }
-    if status == Status.SENT:
-        fields.update(last_error="", failing_since=None, next_attempt_at=None)
-    ReminderDigest.objects.filter(pk=digest.pk, status=Status.SENDING).update(**fields)
+    ops = connection.ops
+    sent = status == Status.SENT
+    sql = _FINISH_SQL.format(table=_TABLE, append=_FINISH_APPEND[connection.vendor])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql,
+            [
+                status,
+                digest.due_count,
+                digest.first_item_id,
+                ops.adapt_datetimefield_value(digest.sent_at),
+                ops.adapt_datetimefield_value(timezone.now()),
+                sent,
+                sent,
+                now.isoformat(),
+                status,
+                note,
+                digest.pk,
+                Status.SENDING,
+            ],
+        )
 
 
 def digest_failed(
