@@ -4,6 +4,9 @@ RFC 8058's List-Unsubscribe on one line."""
 from __future__ import annotations
 
 import email.policy
+import re
+import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -12,6 +15,8 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import get_template
 from django.urls import NoReverseMatch, reverse
+from django.utils.html import conditional_escape
+from django.utils.translation import get_language
 
 from accounts.models import User
 from reminders.links import PROMPT_MAX_AGE, prompt_token_make, unsubscribe_token_make
@@ -99,9 +104,46 @@ def digest_email(parts: DigestParts) -> DigestEmail:
     return message
 
 
+# A per-process marker no content can predict: the rendered shape keeps `<mark>name<mark>` where
+# a digest's own value goes. Letters and digits only, so escaping and the templates leave it as is.
+_MARK = f"slot{secrets.token_hex(8)}"
+_SLOTS = ("name", "prompt_url", "unsubscribe_url")
+_SLOT_RE = re.compile(f"{_MARK}({'|'.join(_SLOTS)}){_MARK}")
+# What signing and reverse() write for a token, so prefix + token + suffix is reverse()'s URL.
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_:\-]+")
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """One (item, due count, language)'s rendering, split at the slots: even places literal text,
+    odd places slot names. `subject_fixed` is the subject when it has no slot."""
+
+    subject: list[str]
+    text: list[str]
+    html: list[str]
+    subject_fixed: str | None
+
+
+def _filled(pieces: list[str], values: dict[str, str]) -> str:
+    if len(pieces) == 1:
+        return pieces[0]
+    filled = pieces.copy()
+    for index in range(1, len(filled), 2):
+        filled[index] = values[filled[index]]
+    return "".join(filled)
+
+
+def _one_line(subject: str) -> str:
+    return " ".join(subject.split())
+
+
 class DigestRenderer:
-    """Renders digests, each one whole: the templates are looked up once per chunk. Nothing
-    rendered is shared between learners (a calculated item draws its numbers per learner)."""
+    """Renders digests: one instance per chunk. Digests with the same item and count share one
+    rendering, filled per digest with the learner's name and signed links (escaped where the HTML
+    escaped them); a calculated item's is the learner's own (its numbers are drawn per learner).
+
+    The shared rendering is kept because rendering the three templates for every digest cost a
+    fifth of a digest's send (docs/benchmarks-reminders.md)."""
 
     def __init__(self) -> None:
         self.subject = get_template("reminders/email/digest_subject.txt")
@@ -109,6 +151,48 @@ class DigestRenderer:
         self.html = get_template("reminders/email/digest.html")
         self.review_url = review_session_url()
         self.preferences_url = absolute_url(reverse("preferences"))
+        self.shapes: dict[tuple[object, int, str | None], _Shape] = {}
+        self.prompt_link = self._link("reminders:prompt")
+        self.unsubscribe_link = self._link("reminders:unsubscribe")
+
+    @staticmethod
+    def _link(name: str) -> Callable[[str], str]:
+        prefix, suffix = absolute_url(reverse(name, args=[_MARK])).split(_MARK)
+
+        def url(token: str) -> str:
+            if _TOKEN_RE.fullmatch(token):
+                return f"{prefix}{token}{suffix}"
+            return absolute_url(reverse(name, args=[token]))
+
+        return url
+
+    def _shape(self, content: DigestContent) -> _Shape:
+        schedule = content.first_schedule
+        assert schedule is not None
+        calculated = getattr(schedule.item, "kind", "") == "calculated"
+        owner: object = ("schedule", schedule.pk) if calculated else schedule.item_id
+        key = (owner, content.due_count, get_language())
+        shape = self.shapes.get(key)
+        if shape is None:
+            context = {
+                "name": f"{_MARK}name{_MARK}",
+                "due_count": content.due_count,
+                "schedule": schedule,
+                "item": schedule.item,
+                "prompt_url": f"{_MARK}prompt_url{_MARK}",
+                "prompt_days": PROMPT_MAX_AGE.days,
+                "review_url": self.review_url,
+                "preferences_url": self.preferences_url,
+                "unsubscribe_url": f"{_MARK}unsubscribe_url{_MARK}",
+            }
+            subject = _SLOT_RE.split(self.subject.render(context))
+            shape = self.shapes[key] = _Shape(
+                subject=subject,
+                text=_SLOT_RE.split(self.text.render(context)),
+                html=_SLOT_RE.split(self.html.render(context)),
+                subject_fixed=_one_line(subject[0]) if len(subject) == 1 else None,
+            )
+        return shape
 
     def message(
         self, *, digest_id: int, message_id: str, learner: User, content: DigestContent
@@ -122,34 +206,25 @@ class DigestRenderer:
     def parts(
         self, *, digest_id: int, message_id: str, learner: User, content: DigestContent
     ) -> DigestParts:
-        """The digest's subject, text, HTML, recipient and headers, rendered for this learner."""
+        """The digest's subject, text, HTML, recipient and headers (Message-ID, RFC 8058)."""
         schedule = content.first_schedule
         assert schedule is not None
         # The learner whose digest this is, for anything drawn per learner.
         schedule.learner = learner
-        unsubscribe_url = absolute_url(
-            reverse("reminders:unsubscribe", args=[unsubscribe_token_make(learner=learner)])
-        )
-        context = {
+        shape = self._shape(content)
+        unsubscribe_url = self.unsubscribe_link(unsubscribe_token_make(learner=learner))
+        values = {
             "name": learner.name,
-            "due_count": content.due_count,
-            "schedule": schedule,
-            "item": schedule.item,
-            "prompt_url": absolute_url(
-                reverse(
-                    "reminders:prompt",
-                    args=[prompt_token_make(digest_id=digest_id, schedule_id=schedule.pk)],
-                )
+            "prompt_url": self.prompt_link(
+                prompt_token_make(digest_id=digest_id, schedule_id=schedule.pk)
             ),
-            "prompt_days": PROMPT_MAX_AGE.days,
-            "review_url": self.review_url,
-            "preferences_url": self.preferences_url,
             "unsubscribe_url": unsubscribe_url,
         }
+        escaped = {slot: str(conditional_escape(value)) for slot, value in values.items()}
         return DigestParts(
-            subject=" ".join(self.subject.render(context).split()),
-            text=self.text.render(context),
-            html=self.html.render(context),
+            subject=shape.subject_fixed or _one_line(_filled(shape.subject, values)),
+            text=_filled(shape.text, values),
+            html=_filled(shape.html, escaped),
             to=learner.email,
             headers={
                 "Message-ID": message_id,
