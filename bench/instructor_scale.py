@@ -327,14 +327,17 @@ def _page(client: Any, url: str, runs: int) -> dict[str, Any]:
 
 
 def _in_child(target: str, course_slug: str) -> dict[str, float]:
-    """Run a job in a fresh process on this database: its wall time and peak RSS."""
+    """Run a job in a fresh process on this database: its wall time and peak resident memory."""
     code = (
         f"import os, sys, time, resource, django; sys.path.insert(0, {str(ROOT)!r});"
         "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings'); django.setup();"
         "from django.utils import timezone; from courses.models import Course;"
         f"course = Course.objects.get(slug={course_slug!r}); t = time.perf_counter();"
         f"{target};"
-        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        # VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child would report
+        # the seeding parent's size; the high-water mark belongs to the new address space.
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1];"
+        "print(time.perf_counter() - t, hwm)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, check=True

@@ -89,8 +89,11 @@ def review_history_batches(
     through a server-side cursor, so memory holds one batch. One query per batch, plus one for
     the learners when not given."""
     if learner_ids is None:
-        learner_ids = sorted(
-            set(RecallSchedule.objects.filter(course=course).values_list("learner_id", flat=True))
+        learner_ids = list(
+            RecallSchedule.objects.filter(course=course)
+            .order_by("learner_id")
+            .values_list("learner_id", flat=True)
+            .distinct()
         )
     for start in range(0, len(learner_ids), batch):
         rows = (
