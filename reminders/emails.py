@@ -1,5 +1,8 @@
 """The digest email: its absolute links, its text and HTML parts, and the header policy that keeps
-RFC 8058's List-Unsubscribe on one line."""
+RFC 8058's List-Unsubscribe on one line.
+
+Digests with the same item and count share one rendering: rendering every digest whole halved the
+send (154-235 against 293-408 digests/s, docs/benchmarks-reminders.md)."""
 
 from __future__ import annotations
 
@@ -140,10 +143,7 @@ def _one_line(subject: str) -> str:
 class DigestRenderer:
     """Renders digests: one instance per chunk. Digests with the same item and count share one
     rendering, filled per digest with the learner's name and signed links (escaped where the HTML
-    escaped them); a calculated item's is the learner's own (its numbers are drawn per learner).
-
-    The shared rendering is kept because rendering the three templates for every digest cost a
-    fifth of a digest's send (docs/benchmarks-reminders.md)."""
+    escaped them); a calculated item's is the learner's own (its numbers are drawn per learner)."""
 
     def __init__(self) -> None:
         self.subject = get_template("reminders/email/digest_subject.txt")

@@ -1,8 +1,8 @@
 """A digest's MIME bytes, written as Django's email writes them under `email.policy.SMTP` (the same
 headers, parts and transfer encodings) without parsing every header of every message again.
 
-Kept because Django's own composition costs more than the rest of a digest's send together
-(docs/benchmarks-reminders.md: 6 ms against 0.2 ms a message); any other backend, or an address
+Kept because Django's own composition costs more than the rest of a digest's send together (2-7 ms
+against 0.04-0.15 ms a message, docs/benchmarks-reminders.md). Any other backend, or an address
 this module does not compose, gets the Django email itself.
 """
 

@@ -4,25 +4,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('reminders', '0002_drop_learner_index'),
+        ("reminders", "0002_drop_learner_index"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='reminderdigest',
-            name='failing_since',
+            model_name="reminderdigest",
+            name="failing_since",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='reminderdigest',
-            name='next_attempt_at',
+            model_name="reminderdigest",
+            name="next_attempt_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='reminderdigest',
-            name='status',
-            field=models.CharField(choices=[('pending', 'Pending'), ('sending', 'Sending'), ('sent', 'Sent'), ('failed', 'Failed'), ('skipped', 'Skipped'), ('ambiguous', 'Possibly delivered')], default='pending', max_length=10),
+            model_name="reminderdigest",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("pending", "Pending"),
+                    ("sending", "Sending"),
+                    ("sent", "Sent"),
+                    ("failed", "Failed"),
+                    ("skipped", "Skipped"),
+                    ("ambiguous", "Possibly delivered"),
+                ],
+                default="pending",
+                max_length=10,
+            ),
         ),
     ]
