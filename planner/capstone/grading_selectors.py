@@ -186,7 +186,13 @@ def queue_counts(
         started=Count("pk", filter=Q(grade__isnull=False) & ~_status_filter("released", now=now)),
     )
     graded_started = graded["started"] - graded["graded"]
-    claimed = submissions.filter(_live_claim(now), grade__isnull=True).count()
+    # From the claims (as many as graders hold), not a probe per submission.
+    claims = GradingClaim.objects.filter(
+        submission__course_id__in=course_ids, expires_at__gt=now, submission__grade__isnull=True
+    )
+    if exclude_learner is not None:
+        claims = claims.exclude(submission__learner=exclude_learner)
+    claimed = claims.count()
     with_grade = graded["released"] + graded["graded"] + graded_started
     return {
         "ungraded": total - with_grade - claimed,
