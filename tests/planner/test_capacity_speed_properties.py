@@ -101,8 +101,10 @@ def test_tensor_parallel_gains_are_sub_linear(
     assert more.decode_tokens_per_s is not None and more.aggregate_tokens_per_s is not None
     assert more.decode_tokens_per_s < 2 * one.decode_tokens_per_s
     assert more.aggregate_tokens_per_s < 2 * (one.aggregate_tokens_per_s or 0)
-    if n == 2 and CAT.accelerator(gpu).interconnect == "nvlink":
-        assert more.decode_tokens_per_s > one.decode_tokens_per_s  # two NVLinked GPUs do help
+    # Two NVLinked GPUs help once reading the weights outweighs the all-reduces and the step's
+    # fixed cost; a 4 GB model on an H100 reads in about 1.7 ms and gains nothing from a second.
+    if n == 2 and CAT.accelerator(gpu).interconnect == "nvlink" and one.weights_bytes >= 10**10:
+        assert more.decode_tokens_per_s > one.decode_tokens_per_s
 
 
 @settings(max_examples=60, deadline=None)
