@@ -6,62 +6,107 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('quizzes', '0010_reviewlog_copied_fks_unconstrained'),
+        ("quizzes", "0010_reviewlog_copied_fks_unconstrained"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ItemScheduleCounts',
+            name="ItemScheduleCounts",
             fields=[
-                ('item', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='+', serialize=False, to='quizzes.quizitem')),
-                ('learners', models.PositiveIntegerField()),
-                ('leeches', models.PositiveIntegerField()),
+                (
+                    "item",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="+",
+                        serialize=False,
+                        to="quizzes.quizitem",
+                    ),
+                ),
+                ("learners", models.PositiveIntegerField()),
+                ("leeches", models.PositiveIntegerField()),
             ],
         ),
         migrations.CreateModel(
-            name='ReviewRollupWatermark',
+            name="ReviewRollupWatermark",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rolled_up_to', models.DateTimeField(blank=True, null=True)),
-                ('updated_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("rolled_up_to", models.DateTimeField(blank=True, null=True)),
+                ("updated_at", models.DateTimeField(blank=True, null=True)),
             ],
         ),
         migrations.CreateModel(
-            name='ItemDayRollup',
+            name="ItemDayRollup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('reviews', models.PositiveIntegerField()),
-                ('again', models.PositiveIntegerField()),
-                ('duration_ms_sum', models.BigIntegerField()),
-                ('duration_count', models.PositiveIntegerField()),
-                ('review_state_reviews', models.PositiveIntegerField()),
-                ('review_state_passed', models.PositiveIntegerField()),
-                ('item', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='quizzes.quizitem')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField()),
+                ("reviews", models.PositiveIntegerField()),
+                ("again", models.PositiveIntegerField()),
+                ("duration_ms_sum", models.BigIntegerField()),
+                ("duration_count", models.PositiveIntegerField()),
+                ("review_state_reviews", models.PositiveIntegerField()),
+                ("review_state_passed", models.PositiveIntegerField()),
+                (
+                    "item",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="quizzes.quizitem",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['day'], name='itemdayrollup_day')],
-                'constraints': [models.UniqueConstraint(fields=('item', 'day'), name='itemdayrollup_unique_day')],
+                "indexes": [models.Index(fields=["day"], name="itemdayrollup_day")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("item", "day"), name="itemdayrollup_unique_day")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='LearnerDayRollup',
+            name="LearnerDayRollup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('reviews', models.PositiveIntegerField()),
-                ('review_state_reviews', models.PositiveIntegerField()),
-                ('review_state_passed', models.PositiveIntegerField()),
-                ('mature_reviews', models.PositiveIntegerField()),
-                ('mature_passed', models.PositiveIntegerField()),
-                ('learner', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField()),
+                ("reviews", models.PositiveIntegerField()),
+                ("review_state_reviews", models.PositiveIntegerField()),
+                ("review_state_passed", models.PositiveIntegerField()),
+                ("mature_reviews", models.PositiveIntegerField()),
+                ("mature_passed", models.PositiveIntegerField()),
+                (
+                    "learner",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['day'], name='learnerdayrollup_day')],
-                'constraints': [models.UniqueConstraint(fields=('learner', 'day'), name='learnerdayrollup_unique_day')],
+                "indexes": [models.Index(fields=["day"], name="learnerdayrollup_day")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("learner", "day"), name="learnerdayrollup_unique_day"
+                    )
+                ],
             },
         ),
         # The watermark's one row, which every rollup locks (null: never run).
