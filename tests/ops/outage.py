@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -75,7 +74,9 @@ class RedisServer:
         self.stop()
 
 
-def service_env(*, redis_url: str, email_url: str = "smtp://127.0.0.1:9", **extra: str) -> dict[str, str]:
+def service_env(
+    *, redis_url: str, email_url: str = "smtp://127.0.0.1:9", **extra: str
+) -> dict[str, str]:
     """The environment of the site's processes in these tests: the test's database, the given
     Redis and mail server, fast retries."""
     return {
@@ -175,7 +176,11 @@ class Browser:
             with self.opener.open(request, timeout=timeout) as response:
                 return response.status, response.read().decode(errors="replace"), ""
         except urllib.error.HTTPError as error:
-            return error.code, error.read().decode(errors="replace"), error.headers.get("Location", "")
+            return (
+                error.code,
+                error.read().decode(errors="replace"),
+                error.headers.get("Location", ""),
+            )
 
     def log_in(self, email: str, password: str) -> tuple[int, str]:
         """allauth's login form: GET it (the CSRF cookie), POST the credentials."""
