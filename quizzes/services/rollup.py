@@ -14,6 +14,7 @@ range), so the pages stay exact between runs.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -24,8 +25,10 @@ from django.db.models import (
     Count,
     DateField,
     ExpressionWrapper,
+    OuterRef,
     Q,
     QuerySet,
+    Subquery,
     Sum,
 )
 from django.db.models.functions import Coalesce, TruncDate
@@ -47,6 +50,12 @@ from quizzes.selectors.stats_days import MATURE_DAYS
 # An undo reaches back at most to the start of the learner's day (under 38 hours in any zone),
 # and a grade commits within seconds of its reviewed_at: two days of overlap covers both.
 OVERLAP = timedelta(days=2)
+# At most this much of the log per transaction: a first run or one after a long outage catches
+# up window by window (about 20 s each at 50,000 reviews a day), never one transaction that
+# outlives the task's time limit.
+CATCH_UP = timedelta(days=14)
+# Windows one run takes on before leaving the rest to the next (the task's soft limit is 240 s).
+CATCH_UP_BUDGET_S = 150.0
 # Items per statement: the (item, reviewed_at) index is read per item, bounded per statement.
 ITEM_BATCH = 64
 
@@ -148,22 +157,33 @@ def _schedule_counts() -> QuerySet[Any]:
     )
 
 
-def review_rollups_refresh(*, now: datetime) -> RollupRun:
-    """Recompute every rollup bucket from two days before the last watermark up to `now`, and
-    move the watermark to `now`. One transaction; a concurrent run waits on the watermark's row
-    lock and then finds less to do."""
+def _first_review_at() -> datetime | None:
+    """The earliest review log: the first of each item's (item, reviewed_at) index. One query."""
+    first = ReviewLog.objects.filter(item_id=OuterRef("pk")).order_by("reviewed_at")
+    times = QuizItem.objects.annotate(first=Subquery(first.values("reviewed_at")[:1]))
+    return min(filter(None, times.values_list("first", flat=True)), default=None)
+
+
+def _rollup_window(*, now: datetime) -> RollupRun:
+    """One window: every bucket from two days before the watermark (the first log when there
+    is none) up to `now` or CATCH_UP later, whichever comes first; the watermark moves there.
+    One transaction; a concurrent run waits on the watermark's row lock."""
     with transaction.atomic():
         ReviewRollupWatermark.objects.get_or_create(pk=1)
         mark = ReviewRollupWatermark.objects.select_for_update().get(pk=1)
         since = None
         item_cut = learner_cut = None
         if mark.rolled_up_to is not None:
+            upto = min(now, mark.rolled_up_to + CATCH_UP)
             since = mark.rolled_up_to - OVERLAP
             item_cut = since.date()
             since = datetime.combine(item_cut, datetime.min.time(), tzinfo=since.tzinfo)
             # A learning day starts up to 14 hours before its UTC date (UTC+14) and a day-start
             # hour later: recompute whole learning days from the day before the UTC cut.
             learner_cut = item_cut - timedelta(days=1)
+        else:
+            first = _first_review_at()
+            upto = now if first is None else min(now, first + CATCH_UP)
         item_rows = learner_rows = 0
         if item_cut is None:
             ItemDayRollup.objects.all().delete()
@@ -175,22 +195,40 @@ def review_rollups_refresh(*, now: datetime) -> RollupRun:
         zones = list(User.objects.order_by().values_list("time_zone", "day_start_hour").distinct())
         for item_ids in _item_batches():
             item_rows += _insert_select(
-                ItemDayRollup, _ITEM_COLUMNS, _item_days(item_ids, since, now)
+                ItemDayRollup, _ITEM_COLUMNS, _item_days(item_ids, since, upto)
             )
             for zone in zones:
                 learner_rows += _insert_select(
                     LearnerDayRollup,
                     _LEARNER_COLUMNS,
-                    _learner_days(item_ids, learner_since, now, zone, learner_cut or date.min),
+                    _learner_days(item_ids, learner_since, upto, zone, learner_cut or date.min),
                 )
+        # Counted afresh in every window: readers take them once there is a watermark.
         ItemScheduleCounts.objects.all().delete()
         counted = _insert_select(
             ItemScheduleCounts, ["item_id", "learners", "leeches"], _schedule_counts()
         )
-        mark.rolled_up_to = now
+        mark.rolled_up_to = upto
         mark.updated_at = now
         mark.save(update_fields=["rolled_up_to", "updated_at"])
     return RollupRun(
-        since=since, upto=now, item_days=item_rows, learner_days=learner_rows,
+        since=since, upto=upto, item_days=item_rows, learner_days=learner_rows,
         items_counted=counted,
+    )  # fmt: skip
+
+
+def review_rollups_refresh(*, now: datetime, budget_s: float = CATCH_UP_BUDGET_S) -> RollupRun:
+    """Bring the rollup up to `now`, a window of at most CATCH_UP at a time, each committed on
+    its own, for at most `budget_s` seconds (the next run carries on from where this one
+    stopped: readers count the logs after the watermark meanwhile). Returns the run's totals."""
+    started = time.monotonic()
+    first = run = _rollup_window(now=now)
+    item_days, learner_days = run.item_days, run.learner_days
+    while run.upto < now and time.monotonic() - started < budget_s:
+        run = _rollup_window(now=now)
+        item_days += run.item_days
+        learner_days += run.learner_days
+    return RollupRun(
+        since=first.since, upto=run.upto, item_days=item_days, learner_days=learner_days,
+        items_counted=run.items_counted,
     )  # fmt: skip

@@ -163,3 +163,32 @@ def test_the_beat_task_runs_the_rollup_on_the_heavy_queue() -> None:
     assert rollup_task.queue == "heavy"
     assert rollup_task.apply().get() > 0
     assert ReviewRollupWatermark.objects.get(pk=1).rolled_up_to is not None
+
+
+def test_a_long_backlog_is_caught_up_window_by_window(monkeypatch) -> None:
+    """Months of logs and no rollup yet: each run takes at most a window (its own transaction),
+    the pages stay exact meanwhile, and the windows end where a single run would."""
+    from quizzes.services import rollup
+
+    now = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)
+    course, learners, _items = _course_with_reviews(4, now)
+    from_logs = _strip_mean(_figures(course, learners, now))
+    monkeypatch.setattr(rollup, "CATCH_UP", timedelta(days=10))
+    first = review_rollups_refresh(now=now, budget_s=0)
+    assert first.upto < now  # one window only
+    assert _strip_mean(_figures(course, learners, now)) == from_logs
+    runs = 1
+    while review_rollups_refresh(now=now, budget_s=0).upto < now:
+        runs += 1
+    assert runs > 3
+    windowed = sorted(ItemDayRollup.objects.values_list("item_id", "day", "reviews", "again"))
+    learner_rows = sorted(LearnerDayRollup.objects.values_list("learner_id", "day", "reviews"))
+    assert _strip_mean(_figures(course, learners, now)) == from_logs
+    _forget_rollups()
+    review_rollups_refresh(now=now, budget_s=3600)
+    assert sorted(ItemDayRollup.objects.values_list("item_id", "day", "reviews", "again")) == (
+        windowed
+    )
+    assert sorted(LearnerDayRollup.objects.values_list("learner_id", "day", "reviews")) == (
+        learner_rows
+    )
