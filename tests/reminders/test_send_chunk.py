@@ -170,3 +170,18 @@ def test_a_learner_deleted_before_their_turn_gets_nothing(settings) -> None:  # 
     assert result.statuses == {first: Status.SENT, second: "not claimed"}
     assert len(recorder.received) == 1
     assert not ReminderDigest.objects.filter(pk=second).exists()
+
+
+def test_a_chunk_past_its_time_budget_leaves_the_rest_for_its_retry(settings) -> None:  # type: ignore[no-untyped-def]
+    """A chunk stops taking digests once its own time budget is spent (it ends inside the task's
+    limit even when Celery cannot enforce it): nothing is claimed, each row waits for a retry."""
+    ids = pending_digests(2)
+    with SMTPServer(SMTPRecorder()) as server:
+        _mail_through(settings, server.port)
+        result = digests_send(digest_ids=ids, now=timezone.now(), budget=-1)
+    assert result.statuses == {}
+    assert result.unfinished == ids
+    assert server.recorder.received == []
+    for row in ReminderDigest.objects.filter(pk__in=ids):
+        assert (row.status, row.attempts) == (Status.PENDING, 0)
+        assert row.next_attempt_at is not None
