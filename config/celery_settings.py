@@ -86,4 +86,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": crontab(hour=3, minute=17),
         "options": {"queue": "heavy", "expires": 3600},
     },
+    # The review rollups the instructor pages read (quizzes/services/rollup.py): each run
+    # recomputes the days since two days before the last, so a missed run is caught up.
+    "review-rollups": {
+        "task": "quizzes.tasks.review_rollups_refresh",
+        "schedule": env.float("REVIEW_ROLLUP_SECONDS", default=600.0),
+        "options": {"queue": "heavy", "expires": 540},
+    },
 }

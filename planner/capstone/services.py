@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from courses.models import Course
 from planner.capstone.check import plan_check, plan_estimate
+from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
 from planner.models import (
     WORKSHEET_FIELDS,
     WORKSHEET_TEXT_FIELDS,
@@ -130,7 +131,7 @@ def worksheet_submit(*, worksheet: CapstoneWorksheet, now: datetime) -> Capstone
             }
             for card in worksheet.workload_cards.order_by("name")
         ]
-        return CapstoneSubmission.objects.create(
+        submission = CapstoneSubmission.objects.create(
             worksheet=worksheet,
             learner_id=worksheet.learner_id,
             course_id=worksheet.course_id,
@@ -144,3 +145,9 @@ def worksheet_submit(*, worksheet: CapstoneWorksheet, now: datetime) -> Capstone
             due_at=due_at,
             is_late=due_at is not None and now > due_at,
         )
+        if version > 1:
+            # A resubmission is promised an acknowledgement, written with the version itself.
+            capstone_email_promise(
+                kind=CapstoneEmail.Kind.RESUBMISSION_RECEIVED, submission=submission, now=now
+            )
+        return submission

@@ -135,3 +135,26 @@ def test_the_sweep_sends_an_email_nobody_took(
     assert len(mail.outbox) == 1
     assert CapstoneEmail.objects.get().status == Status.SENT
     assert capstone_emails_sweep(now=timezone.now() + timedelta(hours=1)) == []
+
+
+def test_a_resubmission_is_acknowledged_by_one_email_and_a_first_version_is_not(
+    learner, instructor, course, submission, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    """Version 2 is answered with "we have received version 2" once; version 1 with nothing."""
+    from planner.capstone.services import worksheet_autosave, worksheet_submit
+
+    assert not CapstoneEmail.objects.filter(kind="resubmitted").exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        release(instructor, course, submission)
+    mail.outbox.clear()
+
+    worksheet = submission.worksheet
+    worksheet_autosave(worksheet=worksheet, data={"feature": "Live lesson chat, revised"})
+    with django_capture_on_commit_callbacks(execute=True):
+        second = worksheet_submit(worksheet=worksheet, now=timezone.now())
+
+    (email,) = CapstoneEmail.objects.filter(kind="resubmitted")
+    assert (email.submission_id, email.status) == (second.pk, Status.SENT)
+    (message,) = mail.outbox
+    assert message.to == [learner.email]
+    assert f"version {second.version}" in message.body
