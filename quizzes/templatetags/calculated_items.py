@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from quizzes.calculated import schedule_problem
+from quizzes.calculated import PLACEHOLDER_RE, schedule_problem
 from quizzes.models import QuizItem, RecallSchedule
 
 register = template.Library()
@@ -18,3 +18,10 @@ def item_prompt(schedule: RecallSchedule) -> str:
     if item.kind != QuizItem.Kind.CALCULATED:
         return item.prompt
     return schedule_problem(schedule).prompt
+
+
+@register.filter
+def prompt_outline(prompt: str) -> str:
+    """A calculated item's template as a list shows it, with its variables named, not drawn:
+    "A [gpu] holds [model] at [precision]" (a plain prompt is returned as it is)."""
+    return PLACEHOLDER_RE.sub(lambda m: "[" + m.group(1).replace("_", " ") + "]", prompt)

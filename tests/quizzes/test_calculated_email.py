@@ -28,6 +28,7 @@ def test_the_digest_shows_the_draw_and_its_prompt_page_grades_it(client, setting
     text = " ".join(message.body.split())
     assert " ".join(problem.prompt.split()) in text
     assert "{layers}" not in message.body
+    assert "{" not in message.subject and problem.prompt[:40] in message.subject
     html_body = message.alternatives[0][0]
     assert html.escape(problem.prompt.split(" layers")[0]) in html_body
 

@@ -84,3 +84,16 @@ def test_a_learner_cannot_open_the_page(client, learner):
     client.force_login(learner)
     response = client.get(reverse("quizzes:course_calculated", args=[course.slug]))
     assert response.status_code in (403, 404)
+
+
+def test_lists_name_a_templates_variables_instead_of_showing_braces() -> None:
+    """Statistics and the dashboard list a calculated item by its template, variables named."""
+    from quizzes.templatetags.calculated_items import prompt_outline
+
+    assert (
+        prompt_outline("A {model} on one {gpu} at {context_tokens} tokens: tokens/s?")
+        == "A [model] on one [gpu] at [context tokens] tokens: tokens/s?"
+    )
+    assert prompt_outline("A 24 GB GPU holds 14 GB of weights.") == (
+        "A 24 GB GPU holds 14 GB of weights."
+    )
