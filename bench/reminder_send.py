@@ -22,7 +22,7 @@ connection per chunk), smtplib messages/s and their ratio, and the queries per d
 (CaptureQueriesContext over a sample re-sent after the timed run); --profile adds cProfile's top
 functions for the send. The send: one claim statement, each digest rendered on its own, its
 bytes from reminders.mailer sent with smtplib's sendmail over Django's backend connection, one
-finish UPDATE; docs/benchmarks-reminders.md compares it with the hand-made pieces it replaced.
+finish UPDATE; docs/benchmarks.md compares it with the hand-made pieces it replaced.
 Exits 1 if a digest was not sent or the sink missed a message. Without PostgreSQL it prints
 "skipped: …" and exits 0.
 """

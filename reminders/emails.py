@@ -2,7 +2,7 @@
 RFC 8058's List-Unsubscribe on one line.
 
 Digests with the same item and count share one rendering: rendering every digest whole halved the
-send (154-235 against 293-408 digests/s, docs/benchmarks-reminders.md)."""
+send (154-235 against 293-408 digests/s, docs/benchmarks.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 headers, parts and transfer encodings) without parsing every header of every message again.
 
 Kept because Django's own composition costs more than the rest of a digest's send together (2-7 ms
-against 0.04-0.15 ms a message, docs/benchmarks-reminders.md). Any other backend, or an address
+against 0.04-0.15 ms a message, docs/benchmarks.md). Any other backend, or an address
 this module does not compose, gets the Django email itself.
 """
 
