@@ -59,7 +59,7 @@ def test_empty_session_says_when_the_next_card_is_due(client, learner):
         html = client.get(reverse("quizzes:session")).content.decode()
     assert "All caught up" in html and "Nothing is due right now" in html
     assert "Your next card is due in 3\xa0hours" in html
-    assert 'hx-trigger="load delay:10800s"' in html
+    assert 'data-hx-trigger="load delay:10800s"' in html
     with time_machine.travel(day_start + timedelta(minutes=1), tick=False):
         html = client.get(reverse("quizzes:session")).content.decode()
     assert count_of(html) == 1 and 'data-testid="review-card"' in html
@@ -93,7 +93,7 @@ def test_empty_state_never_says_zero_minutes(client, learner):
         html = client.get(reverse("quizzes:session")).content.decode()
     assert "0\xa0minutes" not in html
     assert "Your next card is due in under a minute" in html
-    assert 'hx-trigger="load delay:30s"' in html
+    assert 'data-hx-trigger="load delay:30s"' in html
 
 
 def test_empty_session_says_the_daily_limit_is_reached(client, learner):
