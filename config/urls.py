@@ -15,6 +15,7 @@ admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-a
 urlpatterns = [
     path("", home_views.home, name="home"),
     path("dashboard/", home_views.dashboard, name="dashboard"),
+    path("accessibility/", home_views.accessibility, name="accessibility"),
     path("accounts/preferences/", account_views.preferences, name="preferences"),
     path("accounts/", include("allauth.urls")),
     path("courses/", include("courses.urls")),

@@ -1,7 +1,10 @@
-"""The front page and the learner's dashboard: pages that read from several apps."""
+"""The front page, the dashboard and the accessibility statement: pages of the whole site."""
 
 from __future__ import annotations
 
+from email.utils import parseaddr
+
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -12,6 +15,13 @@ from accounts.http import AuthenticatedHttpRequest
 from courses.selectors import enrollments_for_dashboard
 from home.selectors import instructor_home_for
 from quizzes.selectors.queue import due_count_for
+
+
+@require_GET
+def accessibility(request: HttpRequest) -> HttpResponse:
+    """The accessibility statement: what conforms, the known exceptions, how to report."""
+    support_email = parseaddr(settings.DEFAULT_FROM_EMAIL)[1]
+    return render(request, "home/accessibility.html", {"support_email": support_email})
 
 
 @require_GET

@@ -19,7 +19,6 @@ from django.db import connection
 # around it are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-ACCESSIBILITY_ENFORCED = False  # TEMP: turned on once the pages pass
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -157,7 +156,6 @@ def page(browser, live_server, request, nu_checker):  # type: ignore[no-untyped-
     pg.on("console", on_console)
     pg.console_errors = console_errors
     found: dict[str, list[str]] = {}
-    checking = ACCESSIBILITY_ENFORCED or bool(os.environ.get("RECALL_ACCESSIBILITY_REPORT"))
     goto = pg.goto
 
     def goto_and_check(url, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -167,17 +165,12 @@ def page(browser, live_server, request, nu_checker):  # type: ignore[no-untyped-
             _nu_check(pg, nu_checker, found)
         return response
 
-    if checking:
-        pg.goto = goto_and_check
+    pg.goto = goto_and_check
     yield pg
     ARTIFACTS.mkdir(exist_ok=True)
     try:
         pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
-        if (
-            checking
-            and not getattr(request.node, "rep_call_failed", True)
-            and pg.url not in ("", "about:blank")
-        ):
+        if not getattr(request.node, "rep_call_failed", True) and pg.url not in ("", "about:blank"):
             found.update(accessibility.page_states(pg, all_widths=True))
             _nu_check(pg, nu_checker, found)
     finally:

@@ -64,6 +64,17 @@
       function () { if (status) status.textContent = "Could not copy: select the link and copy it."; }
     );
   });
+  // A field whose message is not empty is invalid for assistive technology too (WCAG 3.3.1).
+  function markInvalidFields() {
+    document.querySelectorAll("p.field-error[id^='err-']").forEach(function (message) {
+      var field = document.getElementById("id_" + message.id.slice(4));
+      if (!field) return;
+      if (message.textContent.trim()) field.setAttribute("aria-invalid", "true");
+      else field.removeAttribute("aria-invalid");
+    });
+  }
   revealCopyButtons();
+  markInvalidFields();
   document.body.addEventListener("htmx:afterSwap", revealCopyButtons);
+  document.body.addEventListener("htmx:afterSettle", markInvalidFields);
 })();

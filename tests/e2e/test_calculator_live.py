@@ -152,10 +152,19 @@ def test_invalid_numbers_show_their_message_at_the_field_at_once(
     expect(page.get_by_test_id("error-overhead_gb")).to_contain_text("Enter a number")
     expect(page.get_by_test_id("error-users")).to_contain_text("whole number")
     expect(page.get_by_test_id("max-users")).to_have_count(0)  # no stale result beside errors
+    # A screen reader hears one sentence, and the fields say they are invalid.
+    expect(page.get_by_role("status").filter(has_text="inputs to fix")).to_have_text(
+        "2 inputs to fix."
+    )
+    expect(page.get_by_label("Concurrent users (target)")).to_have_attribute("aria-invalid", "true")
     page.get_by_label("Concurrent users (target)").fill("20")
     page.get_by_label("Runtime overhead (GB)").fill("3")
     expect(page.get_by_test_id("max-users")).to_have_text("28")
     expect(page.get_by_test_id("error-users")).to_be_empty()
+    expect(page.get_by_label("Concurrent users (target)")).not_to_have_attribute(
+        "aria-invalid", "true"
+    )
+    expect(page.locator("#calc-announce")).to_contain_text("28 active users fit")
     assert not page.console_errors, page.console_errors
 
 

@@ -29,3 +29,28 @@ def test_sticky_save_bar_takes_little_of_the_screen(page, learner, width: int) -
     assert page.get_by_role("button", name="Submit plan").is_visible()
     assert page.get_by_test_id("calculator-misfit").is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_a_field_tabbed_to_is_never_hidden_under_the_save_bar(page, learner, width: int) -> None:  # type: ignore[no-untyped-def]
+    """WCAG 2.4.11: each field the keyboard reaches shows above the sticky bar."""
+    course = course_taught_by(title="GPUs and TPUs")
+    worksheet_for(learner, course, concurrency=20)
+    page.set_viewport_size({"width": width, "height": 740})
+    login_in_browser(page, learner.email)
+    page.goto(f"/capstone/courses/{course.slug}/worksheet/")
+    bar_top = page.locator(".actions.sticky").bounding_box()["y"]
+    page.locator("main form").first.locator(
+        "textarea, input:not([type=hidden]), select"
+    ).first.focus()
+    hidden = []
+    for _ in range(40):
+        box = page.evaluate(
+            "() => { const e = document.activeElement;"
+            " if (!e || !e.closest('main form') || e.closest('.actions.sticky')) return null;"
+            " const r = e.getBoundingClientRect(); return {name: e.name || e.id, top: r.top}; }"
+        )
+        if box is not None and box["top"] >= bar_top:
+            hidden.append(box["name"])
+        page.keyboard.press("Tab")
+    assert hidden == [], f"under the save bar when focused: {hidden}"
