@@ -90,7 +90,9 @@ def test_answer_a_calculated_card_in_the_review_session(page, learner, width) ->
     page.screenshot(path=str(ARTIFACTS / f"calculated_session_{width}.png"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.keyboard.press("3")
-    expect(page.locator("#card-prompt")).not_to_have_text(prompt)
+    # The grade is taken (the next card may be this one again, drawn afresh, and a small range
+    # can draw the same numbers: the unit tests hold the draws themselves).
+    expect(page.get_by_test_id("undo")).to_be_visible()
     log = ReviewLog.objects.get(item=item)
     assert log.rating == ReviewLog.Rating.GOOD
     assert log.answer_value == pytest.approx(answer * 2)

@@ -12,7 +12,7 @@ from django.utils import timezone
 from planner.capstone.services import worksheet_autosave, worksheet_submit
 from planner.capstone.worksheet_fields import WORKSHEET_TEXT_FIELDS
 from planner.models import CapstoneWorksheet, WorkloadCard
-from tests.conftest import login_in_browser
+from tests.conftest import ARTIFACTS, login_in_browser
 from tests.planner.factories import WorkloadCardFactory, course_taught_by, worksheet_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -77,6 +77,8 @@ def test_submission_prints_on_one_page_without_site_chrome(page, learner, width:
 
     for paper in ("A4", "Letter"):
         pdf = page.pdf(format=paper, print_background=True)
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / f"plan-{paper}-{width}.pdf").write_bytes(pdf)
         assert _pdf_pages(pdf) == 1, f"{paper}: {_pdf_pages(pdf)} pages"
 
 
