@@ -37,17 +37,16 @@ _TEMPLATE_NAV = """{% load i18n %}  <a class="skip-link" href="#main">{% transla
             <li><a href="{% url 'reminders:status' %}"{% if current_section == "reminders" %} aria-current="page"{% endif %}>{% translate "Reminders" %}</a></li>
           {% endif %}
           <li><a href="{% url 'preferences' %}"{% if current_section == "preferences" %} aria-current="page"{% endif %}>{% translate "Preferences" %}</a></li>
-          <li>
-            <form method="post" action="{% url 'account_logout' %}" class="inline">
-              {% csrf_token %}
-              <button type="submit" class="link">{% translate "Log out" %}</button>
-            </form>
-          </li>
+          </ul>
+          <form method="post" action="{% url 'account_logout' %}" class="inline logout">
+            {% csrf_token %}
+            <button type="submit" class="link">{% translate "Log out" %}</button>
+          </form>
         {% else %}
           <li><a href="{% url 'account_login' %}"{% if current_section == "login" %} aria-current="page"{% endif %}>{% translate "Log in" %}</a></li>
           <li><a href="{% url 'account_signup' %}"{% if current_section == "signup" %} aria-current="page"{% endif %}>{% translate "Sign up" %}</a></li>
+          </ul>
         {% endif %}
-      </ul>
     </nav>
   </header>
 """

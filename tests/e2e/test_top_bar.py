@@ -47,3 +47,21 @@ def test_top_bar_marks_the_section_and_fits_one_row(page, learner, width: int) -
     page.keyboard.press("Enter")
     page.wait_for_url("**/accounts/preferences/")
     assert nav.locator('[aria-current="page"]').inner_text() == "Preferences"
+
+
+def test_log_out_stays_in_view_at_200_percent_text(page, instructor) -> None:  # type: ignore[no-untyped-def]
+    """WCAG 1.4.4 and 1.4.10: with text at 200 % the instructor's sections scroll sideways in their
+    row, and Log out stays on screen beside them."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    login_in_browser(page, instructor.email)
+    # The browser's own text size at 200 % (16 px -> 32 px), as a reader sets it: rem-based
+    # media queries follow it too, so the bar takes its phone layout.
+    page.context.new_cdp_session(page).send(
+        "Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}}
+    )
+    page.goto("/dashboard/")
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "32px"
+    button = page.get_by_role("button", name="Log out")
+    box = button.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1280, box
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
