@@ -11,49 +11,13 @@ import json
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.forms import Field
 
-from planner.calculator.fields import SwitchField
-from planner.calculator.forms import FORMS
+from planner.calculator.cli_flags import add_form_flags, error_line, form_data, option_name
 from planner.capacity.paths import PATHS, PathComparison
 from planner.paths.forms import TrafficForm, comparison_forms
 from planner.paths.runs import form_comparison
 
 ESTIMATE_DEST = "paths_estimate"
-
-
-def option_name(field: str) -> str:
-    return "--" + field.replace("_", "-")
-
-
-def _is_switch(field: Field) -> bool:
-    if isinstance(field, SwitchField):
-        return True
-    choices = getattr(field, "choices", None)
-    return choices is not None and {str(k) for k, _ in choices} == {"", "true", "false"}
-
-
-def _add_workload_flags(parser: CommandParser, kind: str) -> None:
-    for name, field in FORMS[kind].base_fields.items():
-        help_text = str(field.label or name) + (f". {field.help_text}" if field.help_text else "")
-        if _is_switch(field):
-            parser.add_argument(
-                option_name(name),
-                dest=name,
-                nargs="?",
-                const="true",
-                metavar="true|false",
-                help=help_text,
-            )
-            parser.add_argument(
-                "--no-" + name.replace("_", "-"),
-                dest=name,
-                action="store_const",
-                const="false",
-                help=f"not: {help_text}",
-            )
-            continue
-        parser.add_argument(option_name(name), dest=name, metavar="VALUE", help=help_text)
 
 
 def add_arguments(parser: CommandParser) -> None:
@@ -66,7 +30,7 @@ def add_arguments(parser: CommandParser) -> None:
     )
     for kind in ("serving", "batch", "training"):
         p = sub.add_parser(kind, help=f"compare the paths for a {kind} workload")
-        _add_workload_flags(p, kind)
+        add_form_flags(p, kind)
         for name, field in TrafficForm.base_fields.items():
             if name == "exclude":
                 continue
@@ -82,8 +46,9 @@ def add_arguments(parser: CommandParser) -> None:
 
 
 def _data(kind: str, options: dict[str, Any]) -> dict[str, Any]:
-    names = [*FORMS[kind].base_fields, "requests_per_day", "peak_concurrency"]
-    data: dict[str, Any] = {n: options[n] for n in names if options.get(n) is not None}
+    data = form_data(kind, options)
+    traffic = ("requests_per_day", "peak_concurrency")
+    data |= {n: options[n] for n in traffic if options.get(n) is not None}
     if options.get("exclude"):
         data["exclude"] = [str(p).replace("-", "_") for p in options["exclude"]]
     return data
@@ -95,11 +60,7 @@ def handle(options: dict[str, Any]) -> str:
     forms = comparison_forms(kind, _data(kind, options))
     comparison = form_comparison(forms)
     if comparison is None:
-        parts = []
-        for field, messages in forms.field_errors().items():
-            where = option_name(field) if field != "__all__" else "input"
-            parts.append(f"{where}: {' '.join(messages)}")
-        raise CommandError("; ".join(parts), returncode=2)
+        raise CommandError(error_line(forms.field_errors()), returncode=2)
     if options.get("json"):
         return json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False)
     return human(comparison)

@@ -10,10 +10,8 @@ import json
 from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.forms import Field
 
-from planner.calculator.config_input import CONFIG_FIELD, CONFIG_MAX_BYTES, ConfigError, file_text
-from planner.calculator.fields import SwitchField
+from planner.calculator.cli_flags import add_form_flags, error_line, form_data, option_name
 from planner.calculator.forms import FORMS, CalculatorForm
 from planner.calculator.parsing import form_estimate
 from planner.calculator.runs import Estimate
@@ -73,10 +71,6 @@ SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def option_name(field: str) -> str:
-    return "--" + field.replace("_", "-")
-
-
 def one_line_usage_error(message: str) -> str:
     """argparse's message, as one line that names the option (argparse prints usage + message)."""
     if message.startswith("unrecognized arguments:"):
@@ -90,30 +84,6 @@ def one_line_usage_error(message: str) -> str:
     if message.startswith("the following arguments are required: serving|training|batch|paths"):
         return "give the estimate: serving, training, batch or paths"
     return message.removeprefix("argument ")
-
-
-def is_switch(field: Field) -> bool:
-    """An on/off input: a SwitchField, or a choice of true and false (checkpointing)."""
-    if isinstance(field, SwitchField):
-        return True
-    choices = getattr(field, "choices", None)
-    return choices is not None and {str(k) for k, _ in choices} == {"", "true", "false"}
-
-
-def add_switch(parser: CommandParser, name: str, help_text: str) -> None:
-    """`--name` (or `--name=true|false`, as a shared link writes it) and `--no-name`; any other
-    value reaches the form, which refuses it naming the option."""
-    option = option_name(name)
-    parser.add_argument(
-        option, dest=name, nargs="?", const="true", metavar="true|false", help=help_text
-    )
-    parser.add_argument(
-        "--no-" + option.removeprefix("--"),
-        dest=name,
-        action="store_const",
-        const="false",
-        help=f"not: {help_text}",
-    )
 
 
 class OneLineErrorParser(CommandParser):
@@ -143,25 +113,9 @@ class Command(BaseCommand):
             metavar="serving|training|batch|paths",
             parser_class=OneLineErrorParser,
         )
-        for kind, form_class in FORMS.items():
+        for kind in FORMS:
             p = sub.add_parser(kind, help=f"{kind} estimate")
-            for name, field in form_class.base_fields.items():
-                help_text = str(field.label or name)
-                if field.help_text:
-                    help_text += f". {field.help_text}"
-                if is_switch(field):
-                    add_switch(p, name, help_text)
-                    continue
-                if name == CONFIG_FIELD:
-                    p.add_argument(
-                        "--config",
-                        dest=name,
-                        metavar="PATH",
-                        help=f"a Hugging Face config.json (at most {CONFIG_MAX_BYTES // 1024} KiB):"
-                        " it replaces --model; the other options still override it",
-                    )
-                    continue
-                p.add_argument(option_name(name), dest=name, metavar="VALUE", help=help_text)
+            add_form_flags(p, kind)
             p.add_argument("--json", action="store_true", help="print the result as JSON")
         paths_cli.add_arguments(
             sub.add_parser("paths", help="compare CPU, GPUs, TPUs and a managed API")
@@ -172,16 +126,7 @@ class Command(BaseCommand):
         if kind == "paths":
             self.stdout.write(paths_cli.handle(options))
             return
-        form_class = FORMS[kind]
-        data = {
-            name: options[name] for name in form_class.base_fields if options.get(name) is not None
-        }
-        if data.get(CONFIG_FIELD) is not None:
-            try:
-                data[CONFIG_FIELD] = file_text(data[CONFIG_FIELD])
-            except ConfigError as err:
-                raise CommandError(f"--config: {err}", returncode=2) from None
-        form = form_class(data)
+        form = FORMS[kind](form_data(kind, options))
         estimate = form_estimate(form)
         if estimate is None:
             raise CommandError(self._error_line(form), returncode=2)
@@ -192,11 +137,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _error_line(form: CalculatorForm) -> str:
-        parts = []
-        for field, messages in form.field_errors().items():
-            where = option_name(field) if field != "__all__" else "input"
-            parts.append(f"{where}: {' '.join(messages)}")
-        return "; ".join(parts)
+        return error_line(form.field_errors())
 
     @staticmethod
     def _human(kind: str, estimate: Estimate) -> str:

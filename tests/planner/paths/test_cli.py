@@ -143,3 +143,17 @@ def test_the_real_command_exits_2_with_one_line(args: list[str], word: str) -> N
     assert len(lines) == 1, proc.stderr
     assert word in lines[0]
     assert "Traceback" not in proc.stderr
+
+
+def test_config_takes_a_file_path_as_the_estimates_do(tmp_path: Path) -> None:
+    """`--config PATH` reads the file (Qwen3-32B's config.json: 65.5 GB of bf16 weights, room for
+    4 users of 4,096 tokens on one H100) and compares paths for it; a missing file is one line
+    naming --config, exit 2."""
+    config = ROOT / "tests" / "planner" / "data" / "configs" / "qwen3-32b.json"
+    out = run_json("serving", "--config", str(config), "--users", "4", "--context-tokens", "4096")
+    h100 = next(o for o in out["options"] if o["accelerator"] == "h100-sxm" and o["count"] == 1)
+    l4 = next(o for o in out["options"] if o["accelerator"] == "l4" and o["count"] == 1)
+    assert h100["meets"] and (l4["meets"], l4["limiter"]) == (False, "weights")
+    with pytest.raises(CommandError) as err:
+        call_command("capacity", "paths", "serving", "--config", str(tmp_path / "none.json"))
+    assert err.value.returncode == 2 and str(err.value).startswith("--config: no such file")
