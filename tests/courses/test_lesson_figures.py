@@ -297,7 +297,7 @@ FIGURES: list[Figure] = [
     Figure(W6, "reads about {} GB per token", lambda: calculator(ONE_H100)["weights_gb"] + calculator(ONE_H100)["kv_cache_per_user_gb"], ".0f"),
     Figure(W6, "about {} GB per step", lambda: calculator(CHAT_H100)["weights_gb"] + KV_20(), ".0f"),
     Figure(W6, "takes {} % for a GPU streaming 16-bit", speed_constant("BANDWIDTH_EFFICIENCY", ("gpu", "16-bit"), 100), ".0f"),
-    Figure(W6, "the model charges {} ms per step", speed_constant("DECODE_STEP_FIXED_S", None, 1000), ".0f"),
+    Figure(W6, "the model charges {} ms per step", speed_constant("DECODE_STEP_FIXED_S", None, 1000), ".1f"),
     *(
         Figure(W6, f"| {name} | {{}} GB/s | {{}} tokens/s | {{}} tokens/s | {{}} tokens/s | {{}} tokens/s | {{}} tokens/s |", value, fmt, which=which)
         for name, gpu, one, chat in (
