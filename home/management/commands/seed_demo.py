@@ -58,7 +58,8 @@ class Command(BaseCommand):
             return RecallSchedule.objects.filter(learner=learner, due__lte=timezone.now()).count()
         items = (
             QuizItem.objects.filter(lesson__module__course__enrollments__user=learner)
-            .exclude(kind=QuizItem.Kind.NUMERIC)
+            # Answered as the demo learner would: a choice or a self-rating, never a number.
+            .exclude(kind__in=[QuizItem.Kind.NUMERIC, QuizItem.Kind.CALCULATED])
             .prefetch_related("choices")
             .order_by("lesson__module__position", "lesson__position", "position")[
                 :DEMO_ANSWERED_ITEMS
