@@ -19,7 +19,9 @@ def test_lesson_link_prefills_and_shows_the_baseline(client: Client) -> None:
     assert 'name="kv_per_user_gb" value="0.6"' in html
     assert re.search(r'id="max-users"[^>]*>11<', html)
     assert "⌊7.0 GB ÷ 0.6 GB⌋ = 11" in html
-    assert 'data-hx-trigger="input changed delay:300ms' in html and 'data-hx-push-url="true"' in html
+    assert (
+        'data-hx-trigger="input changed delay:300ms' in html and 'data-hx-push-url="true"' in html
+    )
 
 
 def test_no_style_attributes_and_an_svg_bar(client: Client) -> None:
