@@ -57,7 +57,24 @@ LEARNER = [
     ("course", "/courses/{course}/"),
     ("review", "/review/"),
     ("statistics", "/review/stats/"),
-    ("calculator", "/planner/"),
+    (
+        "calculator",
+        "/planner/?estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=20&context_tokens=8192&prompt_tokens=4096&ttft_target_ms=2000",
+    ),
+    # The course source's three workload cards, each compared across the four paths.
+    (
+        "paths-live-chat",
+        "/planner/paths/?estimate=serving&model=llama-3.1-8b&weight_precision=bf16&users=20&context_tokens=8192&ttft_target_ms=2000&requests_per_day=1000",
+    ),
+    (
+        "paths-nightly-embeddings",
+        "/planner/paths/?estimate=batch&items=50000&window_hours=2&model=bge-large-en-v1.5&tokens_per_item=400&output_tokens_per_item=0&retry_margin=0.2",
+    ),
+    (
+        "paths-fine-tuning",
+        "/planner/paths/?estimate=training&model=llama-3.1-8b&method=lora&batch_size=4&seq_len=2048&checkpointing=true&steps=1000",
+    ),
+    ("accessibility", "/accessibility/"),
     ("workload-cards", "/planner/cards/"),
     ("capstone-worksheet", "/capstone/courses/{course}/worksheet/"),
     ("capstone-submission", "/capstone/submissions/{submission}/"),
@@ -175,7 +192,7 @@ def main() -> None:
             base = f"http://127.0.0.1:{port}"
             wait_for(base + "/healthz")
             for path in shoot(base, args.out, ids):
-                print(f"{path.relative_to(ROOT)}  {path.stat().st_size // 1024} KB")
+                print(f"{path}  {path.stat().st_size // 1024} KB")
         finally:
             server.terminate()
             server.wait(timeout=10)
