@@ -27,7 +27,3 @@ def capstone_email_send(email_id: int) -> str | None:
 def capstone_emails_sweep_task() -> int:
     """Beat's frequent sweep of the capstone email outbox."""
     return len(capstone_emails_sweep(now=timezone.now()))
-
-
-# The task that sends a released grade's email, under the name it had before the outbox.
-grade_released_notify = capstone_email_send

@@ -39,9 +39,6 @@ from planner.capacity.units import BYTES_PER_GB, as_float, exact
 from planner.capacity.validation import given_or_catalogue, positive, whole_number
 
 BANDWIDTH_EFFICIENCY: Final = Fraction(1)  # the roofline bound: 100 % of the datasheet bandwidth
-# The bound's prefill MFU, kept for callers that priced a forward pass with it (the prediction
-# uses planner.capacity.speed_model.ACHIEVED_MFU).
-PREFILL_MFU: Final = Fraction(1, 2)
 
 
 @dataclass(frozen=True, slots=True)

@@ -337,9 +337,9 @@ def test_giving_up_a_claim_frees_the_submission(client, instructor, submission) 
 
 
 def test_release_email_task_runs_on_the_email_queue() -> None:
-    from planner.tasks import grade_released_notify
+    from planner.tasks import capstone_email_send
 
-    assert grade_released_notify.queue == "email"
+    assert capstone_email_send.queue == "email"
 
 
 def _many_submissions(course, count: int, start_at: int = 0) -> list:  # type: ignore[no-untyped-def]
