@@ -79,8 +79,13 @@ def register_solver(solve: Solver) -> None:
     _solvers.append(solve)
 
 
-def solver_registered() -> bool:
-    return bool(_solvers)
+def within_tolerance(value: float, answer: float, relative_tolerance: float) -> bool:
+    """Whether an answer counts as right: within the item's relative tolerance of the engine's."""
+    return abs(value - answer) <= relative_tolerance * abs(answer) + 1e-9
+
+
+def relative_error(value: float, answer: float) -> float:
+    return abs(value - answer) / abs(answer) if answer else abs(value)
 
 
 def figure(value: float) -> str:
@@ -162,16 +167,11 @@ class Problem:
     unit: str
 
     def is_correct(self, value: float) -> bool:
-        answer = self.solution.answer
-        return abs(value - answer) <= self.relative_tolerance * abs(answer) + 1e-9
+        return within_tolerance(value, self.solution.answer, self.relative_tolerance)
 
     @property
     def tolerance_percent(self) -> str:
         return figure(self.relative_tolerance * 100)
-
-    def relative_error(self, value: float) -> float:
-        answer = self.solution.answer
-        return abs(value - answer) / abs(answer) if answer else abs(value)
 
 
 def problem_for(item: QuizItem, *, learner_id: int, review: int) -> Problem:

@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from courses.models import Course
+from quizzes.calculated import relative_error, within_tolerance
 from quizzes.models import QuizItem, ReviewLog
 
 GIB_PER_GB = 2**30 / 10**9  # 1.073741824: a figure in GiB read as GB, or the reverse
@@ -58,9 +59,8 @@ def _template_stats(
     for _rating, answer, expected in logs:
         if answer is None or expected is None:
             continue
-        error = abs(answer - expected) / abs(expected) if expected else abs(answer)
-        errors.append(error)
-        if abs(answer - expected) > tolerance * abs(expected) + 1e-9:
+        errors.append(relative_error(answer, expected))
+        if not within_tolerance(answer, expected, tolerance):
             wrong += 1
             name = known_mistake(answer=answer, expected=expected)
             if name is not None:
