@@ -11,7 +11,6 @@ from django.utils.translation import gettext_lazy as _
 from quizzes.calculated import ANSWER_MAX_LENGTH
 from quizzes.fsrs_optimizer import WorkloadCurve
 from quizzes.selectors.carried_counts import MAX_LENGTH as COUNTS_MAX_LENGTH
-from quizzes.services.card_state import MAX_LENGTH as CARD_STATE_MAX_LENGTH
 from quizzes.services.course_settings import RETENTION_MAX, RETENTION_MIN
 
 
@@ -142,8 +141,6 @@ class GradeForm(forms.Form):
     item_id = forms.IntegerField(required=False)
     # Epoch milliseconds when the card's front was first shown; the grade's duration comes from it.
     shown_at = forms.IntegerField(required=False, min_value=0)
-    # The signed card as the reveal showed it (quizzes/services/card_state.py).
-    card_state = forms.CharField(required=False, max_length=CARD_STATE_MAX_LENGTH)
     # Today's counts as the panel showed them (quizzes/selectors/carried_counts.py).
     counts = forms.CharField(required=False, max_length=COUNTS_MAX_LENGTH)
     # A calculated card's typed number; the answer it is logged beside is drawn on the server.

@@ -21,7 +21,6 @@ from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import schedule_for_grade, schedule_locked_for
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.services import fsrs_adapter
-from quizzes.services.card_state import card_state_loads
 from quizzes.services.rows import row_swap
 
 
@@ -167,30 +166,21 @@ def _grade_as_read_with(
     )
 
 
-def review_grade(
-    *, learner: User, schedule_id: int, card_state: str = "", **grade: Unpack[Grade]
-) -> ReviewLog:
+def review_grade(*, learner: User, schedule_id: int, **grade: Unpack[Grade]) -> ReviewLog:
     """Grade the card the learner was shown; idempotent on `card_token`.
 
     `grade` is `card_token`, `rating`, `now`, optional `duration_ms` and `source` (default: the
-    review session); `card_state` the signed state the reveal showed (card_state.py), which
-    spares reading the schedule. Raises RecallSchedule.DoesNotExist for another learner's
-    schedule and StaleCard when the token is neither current nor one it was graded with.
+    review session). Raises RecallSchedule.DoesNotExist for another learner's schedule and
+    StaleCard when the token is neither current nor one it was graded with.
     """
     token = uuid.UUID(str(grade["card_token"]))
     _validate_rating(grade["rating"])
     # No transaction: the read takes no lock, and the write is one statement that applies only
     # if the token is still the one read (a concurrent grade or undo rotates it).
-    shown = card_state_loads(
-        card_state, learner_id=learner.pk, schedule_id=schedule_id, card_token=token
-    )
-    if shown is not None:
-        schedule, course, scheduling = shown
-    else:
-        schedule, course, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
-        if schedule.card_token != token:
-            return _replay_or_stale(schedule, token)
-        scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
+    schedule, course, row = schedule_for_grade(learner=learner, schedule_id=schedule_id)
+    if schedule.card_token != token:
+        return _replay_or_stale(schedule, token)
+    scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
     log = _grade_as_read_with(
         schedule, course, token, grade, default_source=ReviewLog.Source.REVIEW,
         scheduling=scheduling,

@@ -34,7 +34,6 @@ from quizzes.selectors.carried_counts import (
 from quizzes.selectors.preview import grade_previews, scheduling_for_card
 from quizzes.selectors.problems import AnswerInvalid, card_problem, graded_answer
 from quizzes.selectors.queue import due_queue_for, next_card_at
-from quizzes.services.card_state import card_state_dumps
 from quizzes.services.review import (
     Grade,
     StaleCard,
@@ -133,12 +132,6 @@ def _render_revealed(
             verdict=problem.is_correct(value) if value is not None else None,
             answer=f"{value!r}" if value is not None else "",
         )
-    if card.schedule is not None:
-        # The grade schedules from this, as the buttons previewed, without reading it again.
-        course = card.item.lesson.module.course
-        context["card_state"] = card_state_dumps(
-            schedule=card.schedule, course=course, scheduling=scheduling
-        )
     if request.htmx:
         return render(request, "quizzes/session.html#card", context)
     context["queue"] = due_queue_for(learner=request.user, now=timezone.now(), with_card=False)
@@ -209,10 +202,7 @@ def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
     }
     try:
         if schedule_id is not None:
-            card_state = posted["card_state"]
-            log = review_grade(
-                learner=request.user, schedule_id=schedule_id, card_state=card_state, **grade
-            )
+            log = review_grade(learner=request.user, schedule_id=schedule_id, **grade)
         elif item_id is not None:
             # Not only new items: a retried first grade must reach schedule_start to be replayed.
             item = enrolled_item_for(learner=request.user, item_id=item_id)

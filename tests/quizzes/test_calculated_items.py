@@ -148,7 +148,6 @@ def test_the_next_review_draws_fresh_numbers_and_its_grade_logs_that_draw(client
                     "rating": "3",
                     "card_token": token,
                     "schedule_id": schedule_id,
-                    "card_state": hidden(revealed, "card_state"),
                 },
             )
             panel = client.get(reverse("quizzes:session")).content.decode()
@@ -168,7 +167,6 @@ def test_the_next_review_draws_fresh_numbers_and_its_grade_logs_that_draw(client
                 "rating": "3",
                 "card_token": token,
                 "schedule_id": schedule.pk,
-                "card_state": hidden(revealed, "card_state"),
                 "answer": hidden(revealed, "answer"),
             },
             **HTMX,

@@ -360,32 +360,17 @@ def test_reveal_and_grade_run_a_constant_number_of_queries(client, learner):
         )
     html = response.content.decode()
     assert response.status_code == 200 and 'data-testid="grade-3"' in html
-    state = re.search(r'name="card_state" value="([^"]+)"', html)
-    assert state is not None
     with CaptureQueriesContext(connection) as grade:
         response = client.post(
-            reverse("quizzes:grade"),
-            {"rating": 3, "schedule_id": schedule.pk, "card_token": str(schedule.card_token),
-             "card_state": state.group(1)},
-            **HTMX,
-        )  # fmt: skip
-    assert response.status_code == 200 and count_of(response.content.decode()) == 2
-    # Reveal resolves the learner's scheduling (parameter set and retention) in one query; the
-    # grade takes it, with the schedule, from the signed card state the reveal's form carries.
-    scheduling = 1
-    # Grade: session, user, the update and the log in one statement (no transaction, no read),
-    # counts, the next card (numeric here, so no choices to load).
-    assert len(grade) <= 5, [q["sql"][:60] for q in grade.captured_queries]
-    # Without the card state (a form from before it existed) the grade reads the schedule and
-    # its scheduling in one more statement.
-    schedule = RecallSchedule.objects.order_by("due", "id").first()
-    assert schedule is not None
-    with CaptureQueriesContext(connection) as grade:
-        client.post(
             reverse("quizzes:grade"),
             {"rating": 3, "schedule_id": schedule.pk, "card_token": str(schedule.card_token)},
             **HTMX,
         )
+    assert response.status_code == 200 and count_of(response.content.decode()) == 2
+    # Reveal resolves the learner's scheduling (parameter set and retention) in one query.
+    scheduling = 1
+    # Grade: session, user, the schedule with its scheduling (no lock), the update and the log
+    # in one statement (no transaction), counts, the next card (numeric here, so no choices).
     assert len(grade) <= 6, [q["sql"][:60] for q in grade.captured_queries]
     # Reveal swaps only the card, without counting the queue: session, user, the card, its
     # choices.
