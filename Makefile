@@ -59,7 +59,7 @@ bench-tools:
 	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
 bench: setup bench-tools
-	$(PY) bench/run_all.py
+	$(PY) bench/run_all.py $(BENCH)
 
 lock:
 	$(PY) -m pip freeze --exclude-editable | grep -v '^-e' > requirements.lock

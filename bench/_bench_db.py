@@ -64,3 +64,21 @@ def unique_database_name(stem: str) -> str:
 
     prefix = os.environ.get("BENCH_DB_PREFIX", "bench")
     return f"{prefix}_{stem}_{os.getpid()}_{int(time.time())}"
+
+
+def use_kept_database(name: str) -> str:
+    """Point Django at database `name`, kept by an earlier run, as it is (migrated if behind)."""
+    skip_unless_postgres()
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    url = urlunsplit(parts._replace(path=f"/{name}"))
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DEBUG", "false")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    return url

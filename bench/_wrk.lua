@@ -70,4 +70,5 @@ function done(summary, latency, requests)
     if sample == "" then sample = thread:get("first_bad") end
   end
   io.write(string.format("BAD %d %s\n", total, sample))
+  io.write(string.format("P95 %d\n", latency:percentile(95.0)))
 end

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace, port: int, env: dict[str, str], folder: Path) 
     seed(learners=args.learners, schedules_per_learner=321, logs_per_schedule=2,
          now=datetime.now(UTC))  # fmt: skip
     call_command("collectstatic", interactive=False, verbosity=0)
-    files = write_request_files(folder, port=port, learners=args.learners)
+    files = write_request_files(folder, port=port, learners=args.learners, grades=20_000)
     connection.close()
     url = f"http://127.0.0.1:{port}"
     server = start_server(port, env)
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace, port: int, env: dict[str, str], folder: Path) 
             if once:  # the grades: their counts signed now
                 file.write_text(with_fresh_counts(file.read_text()))
             timing(url, reset=True)
-            rate = wrk(url, file, connections=1, seconds=args.seconds, max_requests=20_000,
+            rate, _ = wrk(url, file, connections=1, seconds=args.seconds, max_requests=20_000,
                        once=once)  # fmt: skip
             data = timing(url, reset=True)
             paths: dict[str, list[float]] = data["paths"]  # type: ignore[assignment]
