@@ -172,11 +172,12 @@ def session(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def grade(request: AuthenticatedHttpRequest) -> HttpResponse:
-    posted, error = GradeForm.clean_fields_of(request.POST)
-    if error is not None:
-        field, first = error
-        message = "Choose a grade from 1 to 4." if field == "rating" else f"{field}: {first}"
+    form = GradeForm(request.POST)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))  # the first bad field, in form order
+        message = "Choose a grade from 1 to 4." if field == "rating" else f"{field}: {errors[0]}"
         return HttpResponse(message, status=400)
+    posted = form.cleaned_data
     now = timezone.now()
     duration_ms = grade_duration_ms(shown_at_ms=posted["shown_at"], now=now)
     schedule_id = posted["schedule_id"]
