@@ -1,13 +1,11 @@
-"""The top bar kept per process: the same markup as the template it replaced, for every role,
-section, language and script prefix, and from the first request on a page."""
+"""The top bar: each role's links, the page's section marked, the active language's labels and
+the site's script prefix."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.contrib.auth.models import AnonymousUser
-from django.template import Context, Engine
+from django.template.loader import get_template
 from django.test import Client
 from django.urls import get_script_prefix, set_script_prefix
 from django.utils import translation
@@ -17,64 +15,26 @@ from home.navigation import SECTION_PREFIXES
 
 pytestmark = pytest.mark.django_db
 
-# base.html's top bar before it was written in Python: the reference.
-_TEMPLATE_NAV = """{% load i18n %}  <a class="skip-link" href="#main">{% translate "Skip to content" %}</a>
-  <header class="site-header">
-    <nav class="top-bar" aria-label="{% translate 'Main' %}">
-      <a class="brand" href="{% url 'home' %}">Recall</a>
-      <ul class="sections">
-        {% if user.is_authenticated %}
-          <li><a href="{% url 'dashboard' %}"{% if current_section == "dashboard" %} aria-current="page"{% endif %}>{% translate "Dashboard" %}</a></li>
-          <li><a href="{% url 'courses:catalogue' %}"{% if current_section == "courses" %} aria-current="page"{% endif %}>{% translate "Courses" %}</a></li>
-          <li><a href="{% url 'quizzes:session' %}"{% if current_section == "review" %} aria-current="page"{% endif %}>{% translate "Review" %}</a></li>
-          <li><a href="{% url 'quizzes:stats' %}"{% if current_section == "statistics" %} aria-current="page"{% endif %}>{% translate "Statistics" %}</a></li>
-          <li><a href="{% url 'planner:calculator' %}"{% if current_section == "calculator" %} aria-current="page"{% endif %}>{% translate "Calculator" %}</a></li>
-          <li><a href="{% url 'planner:cards' %}"{% if current_section == "cards" %} aria-current="page"{% endif %}>{% translate "Workload cards" %}</a></li>
-          <li><a href="{% url 'capstone:list' %}"{% if current_section == "capstone" %} aria-current="page"{% endif %}>{% translate "Capstone" %}</a></li>
-          {% if is_instructor %}
-            <li><a href="{% url 'courses:teaching' %}"{% if current_section == "teaching" %} aria-current="page"{% endif %}>{% translate "Teaching" %}</a></li>
-            <li><a href="{% url 'capstone:grading_queue' %}"{% if current_section == "grading" %} aria-current="page"{% endif %}>{% translate "Grading" %}</a></li>
-            <li><a href="{% url 'reminders:status' %}"{% if current_section == "reminders" %} aria-current="page"{% endif %}>{% translate "Reminders" %}</a></li>
-          {% endif %}
-          <li><a href="{% url 'preferences' %}"{% if current_section == "preferences" %} aria-current="page"{% endif %}>{% translate "Preferences" %}</a></li>
-          </ul>
-          <form method="post" action="{% url 'account_logout' %}" class="inline logout">
-            {% csrf_token %}
-            <button type="submit" class="link">{% translate "Log out" %}</button>
-          </form>
-        {% else %}
-          <li><a href="{% url 'account_login' %}"{% if current_section == "login" %} aria-current="page"{% endif %}>{% translate "Log in" %}</a></li>
-          <li><a href="{% url 'account_signup' %}"{% if current_section == "signup" %} aria-current="page"{% endif %}>{% translate "Sign up" %}</a></li>
-          </ul>
-        {% endif %}
-    </nav>
-  </header>
-"""
 SECTIONS = ["", *sorted({section for _, section in SECTION_PREFIXES})]
 
 
-def _normalised(html: str) -> str:
-    return re.sub(r">\s+<", "><", html).strip()
-
-
-def _both(context: dict[str, object]) -> tuple[str, str]:
-    engine = Engine.get_default()
-    fresh = engine.from_string(_TEMPLATE_NAV).render(Context(context))
-    kept = engine.from_string("{% load site_nav %}{% site_nav %}").render(Context(context))
-    return _normalised(fresh), _normalised(kept)
+def _bar(context: dict[str, object]) -> str:
+    """base.html's top bar as this context renders it."""
+    page = get_template("base.html").render(context)
+    return page[page.index('<header class="site-header">') : page.index("</header>")]
 
 
 @pytest.mark.parametrize("language", ["en-gb", "de", "fr"])
 @pytest.mark.parametrize("role", ["learner", "instructor", "visitor"])
-def test_kept_bar_equals_a_fresh_render(language: str, role: str, learner: User) -> None:
-    """Every section marked in turn, each role's links, the CSRF token (or none) and the
-    language's labels: markup for markup what the template tags wrote."""
+def test_each_section_is_marked_for_its_role(language: str, role: str, learner: User) -> None:
+    """Every section marked in turn, alone, among the links the role has, with the logout
+    form's CSRF token for a signed-in user."""
     user = AnonymousUser() if role == "visitor" else learner
     marked: set[str] = set()
     with translation.override(language):
         for section in SECTIONS:
             for token in ("tok<en>&1", None):
-                fresh, kept = _both(
+                kept = _bar(
                     {
                         "user": user,
                         "is_instructor": role == "instructor",
@@ -82,7 +42,8 @@ def test_kept_bar_equals_a_fresh_render(language: str, role: str, learner: User)
                         "csrf_token": token,
                     }
                 )
-                assert kept == fresh
+                if token and role != "visitor":
+                    assert 'value="tok&lt;en&gt;&amp;1"' in kept
                 assert kept.count('aria-current="page"') <= 1
                 if 'aria-current="page"' in kept:
                     marked.add(section)
@@ -104,28 +65,26 @@ def test_kept_bar_equals_a_fresh_render(language: str, role: str, learner: User)
 
 
 def test_labels_follow_the_active_language(learner: User) -> None:
-    """A bar kept for one language is not served in another (Django's catalogue translates
-    "Log out")."""
+    """Django's catalogue translates "Log out"."""
     context = {"user": learner, "is_instructor": False, "current_section": "review"}
     with translation.override("de"):
-        german = _both(context)[1]
-    english = _both(context)[1]
+        german = _bar(context)
+    english = _bar(context)
     assert "Abmelden" in german
     assert "Log out" in english and "Abmelden" not in english
 
 
 def test_links_follow_the_script_prefix(learner: User) -> None:
-    """A site served under a prefix links under it, and the bar kept without one is not reused."""
+    """A site served under a prefix links under it."""
     context = {"user": learner, "is_instructor": True, "current_section": "grading"}
     before = get_script_prefix()
     try:
         set_script_prefix("/recall/")
-        fresh, kept = _both(context)
+        prefixed = _bar(context)
     finally:
         set_script_prefix(before)
-    assert kept == fresh
-    assert 'href="/recall/review/"' in kept
-    assert 'href="/review/"' in _both(context)[1]
+    assert 'href="/recall/review/"' in prefixed
+    assert 'href="/review/"' in _bar(context)
 
 
 def test_pages_mark_their_section_and_show_the_role(client: Client, instructor: User) -> None:
