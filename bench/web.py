@@ -54,7 +54,7 @@ GOALS = {
     "/planner/api/serving/": None,
     "/review/stats/": 0.20,
 }
-CARRIED = ("counts", "card_state")  # the signed fields the review forms carry
+CARRIED = ("counts",)  # the signed fields the review forms carry
 REVIEW_PAGES = ("GET /review/", "reveal", "POST /review/grade/")
 # The latency goal's load: 10 learners, each reading a card for a think time around THINK_MS
 # between one answer and the next request (a brisk learner: a real one reads for seconds).
@@ -142,8 +142,6 @@ def write_request_files(
         body = f"rating=3&schedule_id={sid}&card_token={token}"
         # What the reveal's form carries; the counts are signed when the lines are used
         # (with_fresh_counts), as they keep 10 minutes.
-        if "card_state" in carried:
-            body += f"&card_state={quote(revealed_card_state(uid, sid))}"
         if "counts" in carried:
             body += f"&counts=COUNTS_{uid}"
         headers = f"{htmx}|X-CSRFToken={csrf}|Origin={origin}|Content-Type=application/x-www-form-urlencoded"
@@ -183,20 +181,6 @@ def with_fresh_counts(lines: str) -> str:
         return signed[match.group(1)]
 
     return re.sub(r"COUNTS_(\d+)", counts, lines)
-
-
-def revealed_card_state(learner_id: int, schedule_id: int) -> str:
-    """The signed card state the reveal of this schedule puts in its grade form."""
-    from accounts.models import User
-    from quizzes.selectors.cards import card_for
-    from quizzes.selectors.preview import scheduling_for_card
-    from quizzes.services.card_state import card_state_dumps
-
-    card = card_for(learner=User(pk=learner_id), schedule_id=schedule_id, item_id=None)
-    assert card.schedule is not None
-    scheduling = scheduling_for_card(card=card, learner_id=learner_id)
-    course = card.item.lesson.module.course
-    return card_state_dumps(schedule=card.schedule, course=course, scheduling=scheduling)
 
 
 def start_server(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -1,17 +1,5 @@
-"""Today's counts, carried by the review page from one card to the next.
-
-Counting a learner's queue reads all their schedules and today's grades (the counts statement in
-queue.py). Within a review session the counts change mostly through the learner's own grades,
-so, as Anki keeps its counts with the session's queue, the panel signs the counts it showed into
-the card's forms, and the grade applies its own change to them instead of counting again.
-
-What can drift, and how far:
-- a learning step falling due after the count: it is counted when it is shown;
-- grades from another tab, a lesson or an email, and changed limits or enrolments: the counts
-  are at most MAX_AGE old, and the cards shown are always read from the database;
-- a new local day, or counted cards that are gone: the panel counts afresh, as it does at the
-  end of the queue, so the empty state's figures are always fresh.
-"""
+"""Today's counts, signed into the card's forms and carried to its grade, which applies its change.
+Kept by issue 31's rule: without it the grade missed 0.33 of the bare view (benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -76,7 +64,12 @@ def counts_dumps(carried: CarriedCounts, *, learner_id: int) -> str:
 
 def counts_loads(value: str, *, learner: User, now: datetime) -> CarriedCounts | None:
     """The carried counts, or None unless `value` is this learner's, signed within MAX_AGE, of
-    their current local day."""
+    their current local day.
+
+    What can drift, and how far: a learning step falling due after the count is counted when
+    shown (due_queue_carried); grades from another tab, a lesson or an email, and changed limits
+    or enrolments, for at most MAX_AGE; a new local day, or counted cards that are gone, are
+    counted afresh, as is the end of the queue, so the empty state's figures are always fresh."""
     if not value or len(value) > MAX_LENGTH:
         return None
     try:

@@ -1,13 +1,5 @@
-"""ORM querysets compiled once per process and run as prepared statements on PostgreSQL.
-
-On the review pages building a queryset's SQL and planning it cost more than running it. A
-`PreparedQuery` builds its queryset once per shape with stand-in values, keeps the SQL, swaps
-the stand-ins for the request's values and runs it with server-side binding, so psycopg prepares
-it once per connection. Other databases run the queryset as built. Either way the rows are what
-the queryset's `values_list` gives, after the fields' converters.
-
-Ids, moments, dates and durations are swapped; a value that shapes the SQL itself (a time zone
-name, a flag, a LIMIT) is named in `fixed`, and the query is compiled once per such value.
+"""ORM querysets compiled once per process, run as statements prepared once per connection.
+Kept by issue 31's rule: without it the review pages missed 0.33 of the bare view (benchmarks.md).
 """
 
 from __future__ import annotations
@@ -68,9 +60,13 @@ def _shape(values: dict[str, Value], fixed: dict[str, Fixed]) -> tuple[Any, ...]
 
 
 class PreparedQuery:
-    """`build(**values)` returns a `values_list` queryset; `rows(**values)` runs it. Values named
-    in `fixed` are compiled into the SQL (one compiled statement per value); the others are
-    swapped for stand-ins and bound when the statement runs."""
+    """`build(**values)` returns a `values_list` queryset; `rows(**values)` runs it.
+
+    The queryset is built once per shape with stand-in values and its SQL kept; a request's values
+    replace the stand-ins and are bound by PostgreSQL (other databases run the queryset as built).
+    Ids, moments, dates and durations are swapped; values named in `fixed` shape the SQL itself (a
+    time zone, a flag, a LIMIT) and are compiled in, one statement per value. Rows are what the
+    queryset's `values_list` gives, after the fields' converters."""
 
     def __init__(self, build: Callable[..., QuerySet[Any]], *, fixed: tuple[str, ...] = ()) -> None:
         self._build = build

@@ -1,8 +1,5 @@
-"""Single-row writes whose SQL text is built once per process: on a grade, compiling an INSERT
-and an UPDATE through the ORM cost more than running them, and on PostgreSQL the two go as one
-statement, prepared once per connection (parsing and planning it cost as much as running it).
-The values are what `save()` would write (each field's pre_save, then get_db_prep_save); only the
-statement is reused."""
+"""Single-row writes built once per process and, on PostgreSQL, sent as one prepared statement.
+Kept with prepared.py (issue 31): the grade's write and its log, as `save()` would write them."""
 
 from __future__ import annotations
 
