@@ -36,6 +36,7 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _bench_db import drop_database, skip_unless_postgres, use_kept_database, use_throwaway_database
+from _web_learners import learners_p95
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -57,7 +58,8 @@ GOALS = {
 CARRIED = ("counts",)  # the signed fields the review forms carry
 REVIEW_PAGES = ("GET /review/", "reveal", "POST /review/grade/")
 # The latency goal's load: 10 learners, each reading a card for a think time around THINK_MS
-# between one answer and the next request (a brisk learner: a real one reads for seconds).
+# between one answer and the next request (a brisk learner: a real one reads for seconds), each
+# request on a new connection, as a buffering proxy sends it to gunicorn (bench/_web_learners.py).
 P95_LEVEL, P95_GOAL_MS, THINK_MS, PACED_SECONDS = 10, 50.0, 1000, 15
 GRADES_PER_RUN = 3000  # more than a run at c = 50 answers in --seconds 6 on this machine
 
@@ -208,17 +210,15 @@ def start_server(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
 
 def wrk(
     url: str, file: Path, *, connections: int, seconds: float, max_requests: int, once: bool,
-    offset_file: Path | None = None, think_ms: int = 0,
+    offset_file: Path | None = None,
 ) -> tuple[float, float]:  # fmt: skip
     """Requests/s and the 95th percentile latency (ms) of one wrk run over `file`'s requests,
-    each connection sending its next request at once or, with `think_ms`, after a learner's
-    think time around it; fails on any answer but 200."""
+    fails on any answer but 200."""
     threads = min(2, connections)
-    script, think = ("_wrk_paced.lua", [str(think_ms)]) if think_ms else ("_wrk.lua", [])
     result = subprocess.run(
         ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{int(seconds)}s",
-         "--timeout", "10s", "-s", str(HERE / script), url, "--", str(offset_file or file),
-         str(threads), str(max_requests), "once" if once else "cycle", *think],
+         "--timeout", "10s", "-s", str(HERE / "_wrk.lua"), url, "--", str(offset_file or file),
+         str(threads), str(max_requests), "once" if once else "cycle"],
         capture_output=True, text=True, timeout=seconds + 60, check=False,
     )  # fmt: skip
     out = result.stdout
@@ -352,14 +352,18 @@ def measure(
     slices = iter(range((len(CONCURRENCY) + 1) * args.rounds))
     per_slice = len(grade_lines) // ((len(CONCURRENCY) + 1) * args.rounds)
 
-    def run(name: str, connections: int, seconds: int, think_ms: int = 0) -> tuple[float, float]:
+    def request_file(name: str) -> tuple[Path, bool]:
         file, once = files[name]
         if once:  # this run's own slice of never-used card tokens
             at = next(slices) * per_slice
             file = folder / f"grade_{at}.tsv"
             file.write_text(with_fresh_counts("\n".join(grade_lines[at : at + per_slice]) + "\n"))
+        return file, once
+
+    def run(name: str, connections: int, seconds: int) -> tuple[float, float]:
+        file, once = request_file(name)
         return wrk(url, file, connections=connections, seconds=seconds,
-                   max_requests=args.max_requests, once=once, think_ms=think_ms)  # fmt: skip
+                   max_requests=args.max_requests, once=once)  # fmt: skip
 
     # (rate, ratio, p95 ms) per page, level and round; the p95 of the paced learners per round
     results = {name: [[] for _ in CONCURRENCY] for name in pages}  # type: ignore[var-annotated]
@@ -374,7 +378,10 @@ def measure(
                 bare_mean = (bare_runs[level][-2][0] + bare_runs[level][-1][0]) / 2
                 results[name][level].append((rate, rate / bare_mean, p95))
         for name in paced:
-            paced[name].append(run(name, P95_LEVEL, PACED_SECONDS, think_ms=THINK_MS)[1])
+            file, once = request_file(name)
+            p95, _ = learners_p95(url, file, learners=P95_LEVEL, think_ms=THINK_MS,
+                                  seconds=PACED_SECONDS, once=once)  # fmt: skip
+            paced[name].append(p95)
     return report(args.rounds, pages, results, bare_runs, paced)
 
 
