@@ -1,7 +1,7 @@
 """Benchmark: the web pages on the production server, each beside a logged-in bare view.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/anything REDIS_URL=redis://127.0.0.1:6379/N \\
-        .venv/bin/python bench/web.py [--learners 10000] [--seconds 6] [--keep | --reuse NAME]
+        .venv/bin/python bench/web.py [--learners 10000] [--seconds 4] [--keep | --reuse NAME]
 
 Makes a throwaway database (named uniquely per run, dropped afterwards unless --keep; --reuse
 runs on one kept earlier, without seeding), seeds the real course, a 400-item recall course and
@@ -238,7 +238,7 @@ def main() -> int:
     parser.add_argument("--learners", type=int, default=10_000)
     parser.add_argument("--schedules", type=int, default=321, help="per learner (of 400 items)")
     parser.add_argument("--logs", type=int, default=2, help="review logs per schedule")
-    parser.add_argument("--seconds", type=int, default=6, help="length of each wrk run")
+    parser.add_argument("--seconds", type=int, default=4, help="length of each wrk run")
     parser.add_argument("--max-requests", type=int, default=20_000, help="per wrk thread and run")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians shown")
     parser.add_argument("--keep", action="store_true", help="keep the throwaway database")
