@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 
 from planner.capacity import CapacityInputError, ModelSpec
-from planner.capacity.hf_config import model_from_config
+from planner.capacity.hf.config import model_from_config
 
 # Far above any language model's config.json (Qwen3-32B's is 0.7 kB, DeepSeek-V3's 1.7 kB, a
 # multimodal one's a few kB) and far below what would slow a request to read.

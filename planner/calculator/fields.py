@@ -11,7 +11,7 @@ from core.bounds import Bound
 from core.forms import BoundedNumberField
 from planner.capacity import PRECISIONS
 from planner.capacity.engine_profiles import DEFAULT_ENGINE_PROFILE, ENGINE_PROFILES
-from planner.capacity.training_memory import ADAM_BYTES
+from planner.capacity.training.memory import ADAM_BYTES
 
 
 def gb_field(
@@ -122,7 +122,7 @@ def engine_profile_field() -> forms.ChoiceField:
     )
 
 
-# Words for the engine's Adam byte counts (planner.capacity.training_memory.ADAM_BYTES).
+# Words for the engine's Adam byte counts (planner.capacity.training.memory.ADAM_BYTES).
 ADAM_BYTES_LABELS = {16: "bf16 gradients", 18: "fp32 gradients", 6: "8-bit AdamW"}
 
 

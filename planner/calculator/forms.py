@@ -29,7 +29,7 @@ from planner.calculator.pickers import (
     PICK_MODEL_HELP,
 )
 from planner.capacity.training import LORA_TARGETS, METHODS
-from planner.capacity.training_activations import LOGIT_BYTES
+from planner.capacity.training.activations import LOGIT_BYTES
 
 CONFIG_LABEL = "Model config.json"
 CONFIG_HELP = (

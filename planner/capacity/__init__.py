@@ -13,7 +13,7 @@ from planner.capacity.catalogue import (
     default_catalogue,
     load_catalogue,
 )
-from planner.capacity.hf_config import model_from_config
+from planner.capacity.hf.config import model_from_config
 from planner.capacity.results import Assumption, EstimateWarning, FormulaLine, Severity, WarningCode
 from planner.capacity.serving import (
     ServingEstimate,
@@ -21,7 +21,7 @@ from planner.capacity.serving import (
     estimate_serving,
     kv_bytes_per_token,
 )
-from planner.capacity.serving_memory import checkpoint_size_range
+from planner.capacity.serving.memory import checkpoint_size_range
 from planner.capacity.training import (
     TrainingEstimate,
     TrainingInputs,

@@ -40,7 +40,7 @@ from planner.capacity.engine_profiles import (
 )
 from planner.capacity.formatting import num, whole
 from planner.capacity.results import Trail
-from planner.capacity.serving_inputs import DEFAULT_CONTEXT_TOKENS, DEFAULT_PRECISION, ServingInputs
+from planner.capacity.serving.inputs import DEFAULT_CONTEXT_TOKENS, DEFAULT_PRECISION, ServingInputs
 from planner.capacity.units import BYTES_PER_GB, BYTES_PER_GIB
 from planner.capacity.validation import whole_number
 

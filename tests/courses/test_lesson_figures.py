@@ -124,7 +124,7 @@ CHUNKS, CHUNK_TOKENS, ENCODER = 50_000, 400, "bge-large-en-v1.5"
 
 def training_mfu() -> float:
     """The training estimate's model FLOPs utilisation when none is measured, in percent."""
-    from planner.capacity.training_speed import DEFAULT_MFU
+    from planner.capacity.training.speed import DEFAULT_MFU
 
     return float(DEFAULT_MFU * 100)
 

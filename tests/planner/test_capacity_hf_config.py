@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from planner.capacity import CapacityInputError, ServingInputs, default_catalogue, estimate_serving
-from planner.capacity.hf_config import MAX_CONFIG_BYTES, MAX_DEPTH, model_from_config
+from planner.capacity.hf.config import MAX_CONFIG_BYTES, MAX_DEPTH, model_from_config
 from planner.capacity.overhead import derived_intermediate_size, engine_model
 from planner.capacity.results import Trail
 

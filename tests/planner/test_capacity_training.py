@@ -18,7 +18,7 @@ from planner.capacity import (
 )
 
 CAT = default_catalogue()
-# One process's CUDA context on an H100: 0.61 GiB (planner/capacity/training.py cites the log).
+# One process's CUDA context on an H100: 0.61 GiB (planner/capacity/training/__init__.py cites the log).
 CUDA_CONTEXT = math.ceil(Fraction("0.61") * 2**30)
 LLAMA8 = CAT.model("llama-3.1-8b")
 
@@ -222,7 +222,7 @@ def test_activation_count_for_llama_style_blocks() -> None:
     K/V, SwiGLU 14,336), 44.29 for Qwen2.5-7B's wider MLP (18,944 on a 3,584 hidden size)."""
     from fractions import Fraction
 
-    from planner.capacity.training_activations import activation_coefficient
+    from planner.capacity.training.activations import activation_coefficient
 
     assert activation_coefficient(LLAMA8, None) == 34
     qwen = CAT.model("qwen2.5-7b")

@@ -25,7 +25,7 @@ from planner.capacity import (
     default_catalogue,
     estimate_serving,
 )
-from planner.capacity.hf_config import model_from_config
+from planner.capacity.hf.config import model_from_config
 
 CAT = default_catalogue()
 GIB = 2**30

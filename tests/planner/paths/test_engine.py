@@ -28,7 +28,7 @@ from planner.capacity.paths import (
     compare_training,
     recommend,
 )
-from planner.capacity.paths_plans import deploy_command
+from planner.capacity.paths.plans import deploy_command
 
 CAT = default_catalogue()
 

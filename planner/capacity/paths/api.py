@@ -7,8 +7,8 @@ from fractions import Fraction
 
 from planner.capacity.catalogue import Accelerator
 from planner.capacity.formatting import money, num, whole
-from planner.capacity.paths_card import ServingCard, required_decode
-from planner.capacity.paths_options import (
+from planner.capacity.paths.card import ServingCard, required_decode
+from planner.capacity.paths.options import (
     API_DECODE_TOKENS_PER_S,
     API_RATE_LIMIT_SOURCE,
     API_REQUESTS_PER_MINUTE,

@@ -1,7 +1,7 @@
 """Any model from its Hugging Face config.json: the architecture, parameter counts and weight bytes
-an estimate needs, read as hostile input (planner.capacity.hf_json bounds and types every key).
+an estimate needs, read as hostile input (planner.capacity.hf.json_text bounds and types every key).
 
-The parameters are counted tensor by tensor from the architecture (planner.capacity.hf_tensors),
+The parameters are counted tensor by tensor from the architecture (planner.capacity.hf.tensors),
 so total and active parameters, and the checkpoint's bytes at its stored precision, follow from
 the same list. A `model.safetensors.index.json` gives the exact bytes instead (`metadata.total_size`).
 """
@@ -13,7 +13,7 @@ import re
 from typing import Any, Final
 
 from planner.capacity.catalogue_rows import ModelSpec
-from planner.capacity.hf_json import (
+from planner.capacity.hf.json_text import (
     FIELD,
     INDEX_AGREEMENT,
     INDEX_FIELD,
@@ -26,7 +26,7 @@ from planner.capacity.hf_json import (
     kind_of,
     load_json,
 )
-from planner.capacity.hf_parts import (
+from planner.capacity.hf.parts import (
     dtype_part,
     mla_part,
     moe_part,
@@ -34,7 +34,7 @@ from planner.capacity.hf_parts import (
     sliding_part,
     vision_part,
 )
-from planner.capacity.hf_tensors import Architecture, count_tensors
+from planner.capacity.hf.tensors import Architecture, count_tensors
 from planner.capacity.units import CapacityInputError
 
 __all__ = [

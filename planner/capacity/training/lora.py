@@ -7,7 +7,7 @@ from fractions import Fraction
 from planner.capacity.catalogue import ModelSpec
 from planner.capacity.formatting import whole
 from planner.capacity.results import Trail
-from planner.capacity.training_memory import DEFAULT_LORA_RANK, LORA_TARGETS
+from planner.capacity.training.memory import DEFAULT_LORA_RANK, LORA_TARGETS
 from planner.capacity.units import CapacityInputError
 from planner.capacity.validation import whole_number
 

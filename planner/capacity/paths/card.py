@@ -9,7 +9,7 @@ from typing import Final
 
 from planner.capacity.formatting import whole
 from planner.capacity.results import Assumption
-from planner.capacity.serving_inputs import DEFAULT_CONTEXT_TOKENS, ServingInputs
+from planner.capacity.serving.inputs import DEFAULT_CONTEXT_TOKENS, ServingInputs
 from planner.capacity.validation import positive, whole_number
 
 DEFAULT_OUTPUT_TOKENS: Final = 256  # a chat answer of a few paragraphs

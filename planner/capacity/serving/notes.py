@@ -7,7 +7,7 @@ from fractions import Fraction
 from planner.capacity.catalogue import ModelSpec
 from planner.capacity.formatting import whole
 from planner.capacity.results import Severity, Trail, WarningCode
-from planner.capacity.serving_inputs import ServingInputs
+from planner.capacity.serving.inputs import ServingInputs
 
 SERVING_NOT_MODELLED = (
     "Prefix caching (shared prompts stored once) and speculative decoding.",

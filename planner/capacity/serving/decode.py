@@ -1,7 +1,7 @@
 """The decode model of a serving estimate: what one GPU reads and computes per decode step (the
 weights, every stream's KV at its mean context, the all-reduces), with each term's formula.
 
-planner.capacity.serving_speed runs it; the constants live in planner.capacity.speed_model.
+planner.capacity.serving.speed runs it; the constants live in planner.capacity.speed_model.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from planner.capacity import speed_model as sm
 from planner.capacity.catalogue import Accelerator
 from planner.capacity.formatting import gb, num, whole
 from planner.capacity.results import Trail
-from planner.capacity.serving_inputs import ServingInputs
-from planner.capacity.serving_memory import Weights
-from planner.capacity.serving_pool import Pool
+from planner.capacity.serving.inputs import ServingInputs
+from planner.capacity.serving.memory import Weights
+from planner.capacity.serving.pool import Pool
 from planner.capacity.units import BYTES_PER_GB
 
 

@@ -18,10 +18,10 @@ from typing import Any, Final
 from planner.capacity.batch import BatchInputs
 from planner.capacity.catalogue import Catalogue
 from planner.capacity.formatting import money, num, whole
-from planner.capacity.paths_card import Traffic, serving_card
-from planner.capacity.paths_jobs import batch_options, training_options
-from planner.capacity.paths_options import LIMITERS, PATHS, PathOption, cheapest_first
-from planner.capacity.paths_plans import (
+from planner.capacity.paths.card import Traffic, serving_card
+from planner.capacity.paths.jobs import batch_options, training_options
+from planner.capacity.paths.options import LIMITERS, PATHS, PathOption, cheapest_first
+from planner.capacity.paths.plans import (
     LoadTest,
     batch_load_test,
     deploy_command,
@@ -29,7 +29,7 @@ from planner.capacity.paths_plans import (
     serving_load_test,
     training_load_test,
 )
-from planner.capacity.paths_serving import serving_options
+from planner.capacity.paths.serving import serving_options
 from planner.capacity.results import Assumption, FormulaLine
 from planner.capacity.serving import ServingInputs
 from planner.capacity.training import TrainingInputs

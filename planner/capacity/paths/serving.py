@@ -13,9 +13,9 @@ from typing import Final
 
 from planner.capacity.catalogue import Accelerator, Catalogue, mig_slices
 from planner.capacity.formatting import money, num, whole
-from planner.capacity.paths_api import api_option
-from planner.capacity.paths_card import ServingCard
-from planner.capacity.paths_options import (
+from planner.capacity.paths.api import api_option
+from planner.capacity.paths.card import ServingCard
+from planner.capacity.paths.options import (
     COLD_START,
     GPU_COUNTS,
     SERVING_STACK,

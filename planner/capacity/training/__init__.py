@@ -21,7 +21,7 @@ Sources for the formulas:
   offloaded to CPU RAM) and one layer's activations are live during its recomputation
   (+34·s·b·h), beside its backward's MLP gradients (6·s·b·i). The logits of the fp32
   cross-entropy add 16·s·b·vocab bytes (none with a fused loss), which for a 128k vocabulary
-  exceeds the rest (planner.capacity.training_activations). Checked against QLoRA's published
+  exceeds the rest (planner.capacity.training.activations). Checked against QLoRA's published
   fit, a 65 B model on one 48 GB GPU (Dettmers et al. 2023, abstract), and against Unsloth's
   longest contexts per GPU size for Llama-3.1-8B: bench/training_memory.py.
 - Every CUDA process holds a context before it allocates anything: vLLM found 0.61 GiB of an H100
@@ -42,9 +42,9 @@ from fractions import Fraction
 from planner.capacity.catalogue import Accelerator, ModelSpec
 from planner.capacity.formatting import gb
 from planner.capacity.results import Severity, Trail, WarningCode
-from planner.capacity.training_activations import StepShape, activation_coefficient, activations
-from planner.capacity.training_lora import lora_adapter_params, lora_trainable
-from planner.capacity.training_memory import (
+from planner.capacity.training.activations import StepShape, activation_coefficient, activations
+from planner.capacity.training.lora import lora_adapter_params, lora_trainable
+from planner.capacity.training.memory import (
     CUDA_CONTEXT_BYTES,
     LORA_TARGETS,
     METHODS,
@@ -57,8 +57,8 @@ from planner.capacity.training_memory import (
     sharding,
     step_shape,
 )
-from planner.capacity.training_results import TrainingEstimate
-from planner.capacity.training_speed import training_speed
+from planner.capacity.training.results import TrainingEstimate
+from planner.capacity.training.speed import training_speed
 from planner.capacity.units import BYTES_PER_GB, CapacityInputError
 from planner.capacity.validation import given_or_catalogue, whole_number
 

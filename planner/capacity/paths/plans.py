@@ -11,8 +11,8 @@ from typing import Any, Final
 
 from planner.capacity.catalogue import ModelSpec
 from planner.capacity.formatting import num, whole
-from planner.capacity.paths_card import ServingCard, required_decode
-from planner.capacity.paths_options import PathOption
+from planner.capacity.paths.card import ServingCard, required_decode
+from planner.capacity.paths.options import PathOption
 
 LOAD_TEST_PROMPTS_PER_USER: Final = 10  # enough requests for each stream to reach steady state
 MIN_LOAD_TEST_PROMPTS: Final = 200

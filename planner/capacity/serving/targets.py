@@ -7,8 +7,8 @@ from fractions import Fraction
 
 from planner.capacity.formatting import num, whole
 from planner.capacity.results import Severity, Trail, WarningCode
-from planner.capacity.serving_inputs import ServingInputs
-from planner.capacity.serving_speed import Speed
+from planner.capacity.serving.inputs import ServingInputs
+from planner.capacity.serving.speed import Speed
 from planner.capacity.validation import positive, whole_number
 
 

@@ -23,7 +23,7 @@ from fractions import Fraction
 from planner.capacity.catalogue import ModelSpec
 from planner.capacity.formatting import gb, num, plain, whole
 from planner.capacity.results import Trail
-from planner.capacity.serving_inputs import DEFAULT_CONTEXT_TOKENS, DEFAULT_PRECISION, ServingInputs
+from planner.capacity.serving.inputs import DEFAULT_CONTEXT_TOKENS, DEFAULT_PRECISION, ServingInputs
 from planner.capacity.units import (
     BYTES_PER_GB,
     QUANTISED_BYTES_PER_WEIGHT,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from planner.capacity.hf_json import FIELD, ConfigReader, kind_of
-from planner.capacity.hf_tensors import Mla, Moe
+from planner.capacity.hf.json_text import FIELD, ConfigReader, kind_of
+from planner.capacity.hf.tensors import Mla, Moe
 from planner.capacity.units import CapacityInputError
 
 DTYPES: Final[dict[str, str]] = {

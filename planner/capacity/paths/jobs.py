@@ -10,7 +10,7 @@ from typing import Final
 from planner.capacity.batch import BatchEstimate, BatchInputs, estimate_batch
 from planner.capacity.catalogue import Accelerator, Catalogue, mig_slices
 from planner.capacity.formatting import money, num, whole
-from planner.capacity.paths_options import (
+from planner.capacity.paths.options import (
     API_RATE_LIMIT_SOURCE,
     API_TOKENS_PER_MINUTE,
     BATCH_STACK,
@@ -24,7 +24,7 @@ from planner.capacity.paths_options import (
 )
 from planner.capacity.results import Assumption, FormulaLine
 from planner.capacity.training import TrainingInputs, estimate_training
-from planner.capacity.training_results import TrainingEstimate
+from planner.capacity.training.results import TrainingEstimate
 from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
 
 # Each worker is billed while it starts: clouds bill by the second after a 60 s minimum (AWS EC2

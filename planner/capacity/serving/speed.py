@@ -24,17 +24,17 @@ from typing import Any, Final
 from planner.capacity import speed_model as sm
 from planner.capacity.formatting import gb, money, num, whole
 from planner.capacity.results import Trail
-from planner.capacity.serving_decode import Shape, decode_formulas, decode_model, kv_at_mean_context
-from planner.capacity.serving_first_token import (
+from planner.capacity.serving.decode import Shape, decode_formulas, decode_model, kv_at_mean_context
+from planner.capacity.serving.first_token import (
     arrivals_share,
     burst_extra_wait,
     first_token_seconds,
     kv_slots,
     prefill_seconds,
 )
-from planner.capacity.serving_inputs import ServingInputs
-from planner.capacity.serving_memory import Weights
-from planner.capacity.serving_pool import Pool
+from planner.capacity.serving.inputs import ServingInputs
+from planner.capacity.serving.memory import Weights
+from planner.capacity.serving.pool import Pool
 from planner.capacity.units import BYTES_PER_GB, as_float, exact
 from planner.capacity.validation import given_or_catalogue, positive, whole_number
 

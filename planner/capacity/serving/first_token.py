@@ -9,9 +9,9 @@ from fractions import Fraction
 from planner.capacity import speed_model as sm
 from planner.capacity.formatting import num, whole
 from planner.capacity.results import Severity, Trail, WarningCode
-from planner.capacity.serving_decode import Shape
-from planner.capacity.serving_inputs import ServingInputs
-from planner.capacity.serving_pool import Pool
+from planner.capacity.serving.decode import Shape
+from planner.capacity.serving.inputs import ServingInputs
+from planner.capacity.serving.pool import Pool
 
 
 def prefill_seconds(model: sm.DecodeModel, shape: Shape, n: int, trail: Trail) -> Fraction | None:

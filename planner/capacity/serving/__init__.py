@@ -20,8 +20,8 @@ from planner.capacity.results import (
     Gigabytes,
     Trail,
 )
-from planner.capacity.serving_inputs import ServingInputs
-from planner.capacity.serving_memory import (
+from planner.capacity.serving.inputs import ServingInputs
+from planner.capacity.serving.memory import (
     KvCache,
     Weights,
     device_memory,
@@ -30,10 +30,10 @@ from planner.capacity.serving_memory import (
     tensor_parallel,
     weights,
 )
-from planner.capacity.serving_notes import SERVING_NOT_MODELLED, model_notes, precision_notes
-from planner.capacity.serving_pool import Pool, fit_warnings, kv_pool, largest_context
-from planner.capacity.serving_speed import Speed, decode, rounded
-from planner.capacity.serving_targets import speed_targets
+from planner.capacity.serving.notes import SERVING_NOT_MODELLED, model_notes, precision_notes
+from planner.capacity.serving.pool import Pool, fit_warnings, kv_pool, largest_context
+from planner.capacity.serving.speed import Speed, decode, rounded
+from planner.capacity.serving.targets import speed_targets
 from planner.capacity.units import bytes_per_element
 from planner.capacity.validation import whole_number
 

@@ -26,8 +26,8 @@ from planner.capacity.overhead import (
     run_batch,
 )
 from planner.capacity.results import Severity, Trail, WarningCode
-from planner.capacity.serving_inputs import DEFAULT_CONTEXT_TOKENS, ServingInputs
-from planner.capacity.serving_memory import DeviceMemory, KvCache, Weights, checkpoint_bytes
+from planner.capacity.serving.inputs import DEFAULT_CONTEXT_TOKENS, ServingInputs
+from planner.capacity.serving.memory import DeviceMemory, KvCache, Weights, checkpoint_bytes
 from planner.capacity.units import (
     BYTES_PER_GB,
     PRECISIONS_WIDEST_FIRST,

@@ -1,0 +1,1 @@
+"""Reading a Hugging Face checkpoint's config.json, index and tensor shapes as hostile input."""
