@@ -149,7 +149,10 @@ def test_human_output_names_the_recommendation_and_the_break_even() -> None:
     assert "Recommended: Managed model API" in text
     assert "Break-even:" in text
     assert "guidellm benchmark" in text
-    assert "Service level: chat, checked at p95 (first token ≤ 2,000 ms, between tokens ≤ 50 ms)" in text
+    assert (
+        "Service level: chat, checked at p95 (first token ≤ 2,000 ms, between tokens ≤ 50 ms)"
+        in text
+    )
     assert "  --use-case: chat (Chat: p95 first token ≤ 500 ms" in text
 
 
