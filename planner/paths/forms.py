@@ -31,7 +31,8 @@ PATH_LABELS = {
 class TrafficForm(forms.Form):
     requests_per_day = int_field(
         "Requests per day",
-        "Serving: prices the day (self-hosted is always on; the API is paid per request).",
+        "Serving: the day's requests, carried at their peak (replicas) and priced (self-hosted "
+        "is always on; the API is paid per request).",
         allow_zero=True,
         maximum=10**10,
     )

@@ -98,6 +98,14 @@ def serving_card(inputs: ServingInputs, traffic: Traffic) -> ServingCard:
     if requests is None:
         requests = DEFAULT_REQUESTS_PER_DAY
         assumed.append(Assumption("requests_per_day", f"{whole(requests)} (no traffic given)"))
+    if inputs.arrival_rate_per_s is not None or inputs.burst_arrivals is not None:
+        assumed.append(
+            Assumption(
+                "arrival_rate_per_s",
+                "the day's requests at their peak, spread over the replicas (the card's arrival "
+                "rate and burst are the single estimate's)",
+            )
+        )
     peak = _peak_factor(traffic.peak_factor, preset, assumed)
     failover = _failover(traffic.availability, preset, assumed)
     own_ttft = positive(inputs.ttft_target_ms, "ttft_target_ms")
