@@ -20,6 +20,7 @@ DEFAULT_OUTPUT_TOKENS: Final = 256  # a chat answer of a few paragraphs
 DEFAULT_REQUESTS_PER_DAY: Final = 10_000
 SECONDS_PER_DAY: Final = 86_400
 AVAILABILITY: Final = ("single", "n+1")
+TARGET_PERCENTILES: Final = (50, 95, 99)
 # The physical ranges of the plan's own inputs (the form and the CLI hold the same bounds).
 MAX_PEAK_FACTOR: Final = 100  # a peak hour at most 100 × the day's mean rate
 MAX_PREFIX_HIT_RATE: Final = Fraction(99, 100)  # at least 1 % of each prompt is new
@@ -42,6 +43,7 @@ class Traffic:
     prefix_hit_rate: Number = None
     draft_tokens: int | None = None
     acceptance_rate: Number = None
+    percentile: int | None = None  # at which the latency targets are checked (the preset's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +124,7 @@ def serving_card(inputs: ServingInputs, traffic: Traffic) -> ServingCard:
         assumptions=assumed,
         use_case=preset,
         itl_target_ms=None if own_decode else preset.itl_ms,
-        percentile=preset.percentile,
+        percentile=_percentile(traffic.percentile, preset),
         peak_factor=peak,
         failover=failover,
         prefix_hit_rate=hit,
@@ -193,6 +195,14 @@ def _failover(value: str | None, preset: UseCase, assumed: list[Assumption]) -> 
     if value not in AVAILABILITY:
         raise CapacityInputError("availability", f"use {' or '.join(AVAILABILITY)}.")
     return 1 if value == "n+1" else 0
+
+
+def _percentile(value: int | None, preset: UseCase) -> int:
+    if value is None:
+        return preset.percentile
+    if isinstance(value, bool) or value not in TARGET_PERCENTILES:
+        raise CapacityInputError("percentile", "use 50, 95 or 99.")
+    return value
 
 
 def _speedups(traffic: Traffic) -> tuple[Fraction, int, Fraction]:

@@ -165,6 +165,7 @@ def test_human_output_names_the_recommendation_and_the_break_even() -> None:
         (("--exclude", "quantum"), "--exclude"),
         (("--requests-per-day", "1e400"), "--requests-per-day"),
         (("--use-case", "poetry"), "--use-case"),
+        (("--percentile", "90"), "--percentile"),
         (("--peak-factor", "0.5"), "--peak-factor"),
         (("--peak-factor", "101"), "--peak-factor"),
         (("--peak-factor", "NaN"), "--peak-factor"),

@@ -117,6 +117,19 @@ def test_each_preset_names_its_source_and_agents_are_held_at_p99() -> None:
         assert best.figures["ttft_ms_p99"] <= 450
 
 
+def test_a_stricter_percentile_is_checked_where_the_card_names_it() -> None:
+    at95 = compare_serving(card(), catalogue=CAT, traffic=Traffic(requests_per_day=500_000))
+    at99 = compare_serving(
+        card(), catalogue=CAT, traffic=Traffic(requests_per_day=500_000, percentile=99)
+    )
+    assert at99.service_level is not None and at99.service_level["percentile"] == 99
+    for option in at99.options:
+        if option.meets and option.self_hosted:
+            assert option.figures["ttft_ms_p99"] <= 500 and option.figures["itl_ms_p99"] <= 50
+            same = next(o for o in at95.options if o.key == option.key)
+            assert (option.devices or 0) >= (same.devices or 0)
+
+
 def test_a_named_use_case_brings_its_typical_lengths() -> None:
     bare = ServingInputs(model=CAT.model("llama-3.1-8b"), weight_precision="bf16", users=4)
     rag = compare_serving(bare, catalogue=CAT, traffic=Traffic(use_case="rag"))
