@@ -61,15 +61,18 @@ def serving_load_test(card: ServingCard, option: PathOption, model: str) -> Load
         command = (
             f"guidellm benchmark --target https://YOUR-PROVIDER/v1 --model {model} "
             f"--rate-type concurrent --rate {card.users} --max-seconds {LOAD_TEST_SECONDS} "
-            f'--data "prompt_tokens={card.prompt_tokens},output_tokens={card.output_tokens}"'
+            f'--data "prompt_tokens={card.prompt_tokens},output_tokens={card.output_tokens}" '
+            "--output-path guidellm-report.json"
         )
         criteria.append("no 429 (rate limit) answers at the peak")
         return LoadTest("guidellm", command, tuple(criteria))
     command = (
         f"vllm bench serve --model {model} --dataset-name random "
         f"--random-input-len {card.prompt_tokens} --random-output-len {card.output_tokens} "
-        f"--max-concurrency {card.users} --num-prompts {prompts} "
-        "--percentile-metrics ttft,tpot --metric-percentiles 95"
+        f"--max-concurrency {card.users} --num-prompts {prompts} --ignore-eos "
+        "--percentile-metrics ttft,tpot,itl --metric-percentiles 50,95,99 "
+        # The file the planner's measured page reads back (/planner/measured/).
+        f"--save-result --result-filename load-test-c{card.users}.json"
     )
     return LoadTest("vllm bench serve", command, tuple(criteria))
 
