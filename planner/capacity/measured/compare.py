@@ -201,10 +201,15 @@ def run_inputs(
 def _speed(estimate: ServingEstimate) -> tuple[float, float]:
     """(first token ms, ms per output token) of an estimate; an error names what is missing."""
     if estimate.decode_tokens_per_s is None or estimate.time_to_first_token_ms is None:
+        errors = [w.message for w in estimate.warnings if w.severity == "error"]
         raise CapacityInputError(
             "gpu",
-            "the engine cannot predict this run's speed: give the GPU and the model (or their "
-            "bandwidth, TFLOPS and parameters)",
+            "the engine cannot predict this run's speed: "
+            + (
+                errors[0]
+                if errors
+                else "give the GPU and the model (or their bandwidth, TFLOPS and parameters)"
+            ),
         )
     return estimate.time_to_first_token_ms, 1000 / estimate.decode_tokens_per_s
 
@@ -248,6 +253,14 @@ def _at_rate(run: MeasuredRun, base: ServingInputs, rate: float) -> tuple[int, S
     return users, estimate
 
 
+def _silent_concurrency(run: MeasuredRun, base: ServingInputs) -> int:
+    if run.observed_concurrency:
+        return max(1, round(run.observed_concurrency))
+    if base.users:
+        return int(base.users)
+    return run.completed
+
+
 def predict_run(run: MeasuredRun, base: ServingInputs) -> Prediction:
     """The engine's prediction for the run the file describes (see the module's docstring)."""
     rate = run.request_rate
@@ -255,9 +268,9 @@ def predict_run(run: MeasuredRun, base: ServingInputs) -> Prediction:
     if run.concurrency is None and rate is not None:
         users, estimate = _at_rate(run, base, rate)
     else:
-        # No limit and no rate: the tool sent every prompt at once, and each finished one's
-        # slot goes to the next: a closed loop as wide as the prompts.
-        users = run.concurrency or run.completed
+        # No limit and no rate: what the tool saw in flight, else the caller's users; else the
+        # tool sent every prompt at once, each finished one's slot going to the next.
+        users = run.concurrency or _silent_concurrency(run, base)
         estimate = _closed_loop(run, base, users)
         if rate is not None:
             seconds = _request_seconds(*_speed(estimate), output_tokens)
@@ -383,6 +396,12 @@ def likely_causes(run: MeasuredRun, predicted: Prediction) -> list[Cause]:
     return causes
 
 
+WITHIN: Final = (
+    "Within the speed model's usual error (decode ±25 %, first token 2×): nothing in the file "
+    "needs explaining."
+)
+
+
 def _engine_fallback(gap: Gap) -> str:
     side = "slower" if gap.optimistic else "faster"
     return (
@@ -406,8 +425,9 @@ def _gaps(run: MeasuredRun, predicted: Prediction, causes: list[Cause]) -> list[
         optimistic = r < 1 if metric == "output_tokens_per_s" else r > 1
         texts = tuple(c.text for c in causes if metric in c.metrics)
         gap = Gap(metric, measured, pred, r, optimistic, texts)
-        if not texts and (r > ENGINE_GAP or r < 1 / ENGINE_GAP):
-            gap = replace(gap, likely_causes=(_engine_fallback(gap),))
+        if not texts:
+            wide = r > ENGINE_GAP or r < 1 / ENGINE_GAP
+            gap = replace(gap, likely_causes=(_engine_fallback(gap) if wide else WITHIN,))
         gaps.append(gap)
     return sorted(gaps, key=lambda g: -g.size)
 
