@@ -64,6 +64,8 @@ class PlanCheck:
     missing_assumptions: list[str] = field(default_factory=list)
     # The attached path comparison's verdict: its link, recommendation and break-even traffic.
     comparison: dict[str, Any] = field(default_factory=dict)
+    # The attached load test beside its prediction: the ratios, the largest gap, the targets.
+    measured: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -186,10 +188,75 @@ def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> 
     return []
 
 
-def plan_check(content: dict[str, Any], comparison: dict[str, Any] | None = None) -> PlanCheck:
+# Beyond this factor the engine's promise was far from the run (the speed model's own goal is
+# ±25 % on decode and 2x on the first token: docs/speed-model.md): the grader should see it.
+OPTIMISTIC_FACTOR = 1.5
+MEASURED_LABELS = {
+    "ttft_ms": "time to first token",
+    "itl_ms": "time between tokens",
+    "output_tokens_per_s": "output throughput",
+    "ttft_target_ms": "time to first token",
+    "time_per_output_token_ms": "time per output token",
+}
+
+
+def measured_findings(content: dict[str, Any], measured: dict[str, Any]) -> list[Finding]:
+    """What the attached load test says about the plan: each target it missed (an error), a run
+    below the plan's peak concurrency, an engine far more optimistic than the run (warnings)."""
+    findings = []
+    for target in measured.get("targets") or []:
+        if target.get("meets"):
+            continue
+        message = _(
+            "The load test misses the plan's target: %(stat)s %(what)s %(measured)s ms, over "
+            "the %(limit)s ms the plan needs."
+        ) % {
+            "stat": target.get("statistic"),
+            "what": MEASURED_LABELS.get(str(target.get("target")), target.get("target")),
+            "measured": f"{target.get('measured') or 0:,.0f}",
+            "limit": f"{target.get('limit') or 0:,.0f}",
+        }
+        findings.append(Finding("measured_misses_target", "error", message))
+    peak = _number(content, "concurrency")
+    ran = (measured.get("predicted") or {}).get("concurrency")
+    if peak is not None and isinstance(ran, int) and ran < peak:
+        message = _(
+            "The load test kept %(ran)d requests in flight, below the plan's peak of %(peak)d: "
+            "it does not show the peak. Run it again at the peak concurrency."
+        ) % {"ran": ran, "peak": int(peak)}
+        findings.append(Finding("measured_below_peak", "warning", message))
+    gap = measured.get("largest_gap") or {}
+    ratio = gap.get("ratio")
+    if gap.get("optimistic") and isinstance(ratio, int | float) and ratio > 0:
+        factor = ratio if ratio >= 1 else 1 / ratio
+        if factor >= OPTIMISTIC_FACTOR:
+            message = _(
+                "The calculator was optimistic about %(what)s: the run was %(factor)s× worse "
+                "than predicted. Likely: %(causes)s"
+            ) % {
+                "what": MEASURED_LABELS.get(str(gap.get("metric")), gap.get("metric")),
+                "factor": f"{factor:.1f}",
+                "causes": " ".join(gap.get("likely_causes") or []),
+            }
+            findings.append(Finding("engine_optimistic", "warning", message))
+    return findings
+
+
+def plan_check(
+    content: dict[str, Any],
+    comparison: dict[str, Any] | None = None,
+    measured: dict[str, Any] | None = None,
+) -> PlanCheck:
     """Recompute the plan's memory estimate; list disagreements and missing assumptions; with a
-    path comparison attached, check the recommendation against it."""
+    path comparison attached, check the recommendation against it; with a load test attached,
+    report measured ÷ predicted and the targets it missed."""
     check = PlanCheck()
+    if measured:
+        check.measured = {
+            key: measured.get(key)
+            for key in ("link", "ratios", "largest_gap", "targets", "measured", "predicted")
+        }
+        check.findings.extend(measured_findings(content, measured))
     if comparison:
         check.comparison = {
             key: comparison.get(key)

@@ -15,6 +15,7 @@ from core.bounds import Bound
 from core.forms import BoundedModelForm, BoundedNumberField
 from core.ranges import POSITION, RUBRIC_POINTS
 from planner.calculator.forms import ServingForm
+from planner.capacity.measured import MAX_RESULT_BYTES
 from planner.capstone.grading import ScoreInput
 from planner.capstone.rubric import LevelInput
 from planner.cards.selectors import workload_cards_owned_by
@@ -41,6 +42,11 @@ HELP = {
     "paths_query": _(
         "Paste the link of a path comparison (Compare paths): the automatic check flags a "
         "recommendation it rejects."
+    ),
+    "measured_link": _(
+        "Ran the load test? Open “Measured beside predicted”, pick the GPU and model it ran on, "
+        "and paste that page's link here with the result file below: the automatic check "
+        "reports measured ÷ predicted and flags the targets the run missed."
     ),
     "failure_case": _(
         "Where the chosen accelerator is fast but memory-bound for the real workload."
@@ -90,6 +96,17 @@ def _card_label(card: WorkloadCard) -> str:
 
 class WorksheetForm(BoundedModelForm):
     bounds = WORKSHEET_BOUNDS
+    # The load test's result file: read at save, beside the prediction, never stored as text.
+    measured_result = forms.CharField(
+        label=_("Load test result (JSON)"),
+        required=False,
+        max_length=MAX_RESULT_BYTES,
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        help_text=_(
+            "Paste the file `vllm bench serve --save-result` or GuideLLM wrote. Leave it empty to "
+            "keep the result already attached; empty the link above to remove it."
+        ),
+    )
     workload_cards = forms.ModelMultipleChoiceField(
         queryset=WorkloadCard.objects.none(),
         required=False,
@@ -132,12 +149,17 @@ class WorksheetForm(BoundedModelForm):
         return link
 
     def sections(self) -> list[dict[str, Any]]:
-        """The worksheet's sections: title, a note (or ""), and the bound fields."""
+        """The worksheet's sections: title, a note (or ""), and the bound fields (the result
+        file's box right after the load test's link)."""
         return [
             {
                 "title": title,
                 "note": SECTION_NOTES.get(names[0], ""),
-                "fields": [self[name] for name in names],
+                "fields": [
+                    self[n]
+                    for name in names
+                    for n in ((name, "measured_result") if name == "measured_link" else (name,))
+                ],
             }
             for title, names in WORKSHEET_SECTIONS
         ]
@@ -150,7 +172,7 @@ class WorksheetAdminForm(BoundedModelForm):
 
     class Meta:
         model = CapstoneWorksheet
-        exclude = ["calculator_result", "paths_comparison"]
+        exclude = ["calculator_result", "paths_comparison", "measured_comparison"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

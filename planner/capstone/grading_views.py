@@ -40,6 +40,7 @@ from planner.capstone.grading_selectors import (
     grades_csv_rows,
     grading_queue_page,
     live_claim_for,
+    measured_against_predicted,
     queue_counts,
     rubric_for,
     submissions_for_grader,
@@ -99,6 +100,7 @@ def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
         "next_after": page.next_after,
         "after": after,
         "now": now,
+        "measured": measured_against_predicted(course_ids=course_ids),
     }
     return render(request, "planner/capstone/grading_queue.html", context)
 

@@ -93,6 +93,7 @@ def _context(form: MeasuredForm, comparison: MeasuredComparison | None) -> dict[
         query = urlencode(form.query_dict())
         context["paths_path"] = f"{reverse('planner:paths')}?{query}"
         context["calculator_path"] = f"{reverse('planner:calculator')}?{query}"
+        context["share_path"] = f"{reverse('planner:measured')}?{query}"
     return context
 
 
