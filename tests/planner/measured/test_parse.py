@@ -128,3 +128,18 @@ def test_an_oversized_file_is_refused_before_it_is_parsed() -> None:
     huge = '{"completed": 1, "pad": "' + "x" * MAX_RESULT_BYTES + '"}'
     with pytest.raises(MeasuredInputError, match="at most 4,194,304 are read"):
         read_result(huge)
+
+
+def test_a_newer_guidellm_report_keeps_its_strategy_in_config_and_totals_in_metrics() -> None:
+    """GuideLLM 0.4+: `config.strategy`, `metrics.request_totals`, `scheduler_metrics`."""
+    report = json.loads(sample("chat-serving-guidellm.json"))
+    bench = report["benchmarks"][0]
+    args = bench.pop("args")
+    totals = bench.pop("request_totals")
+    bench.pop("duration")
+    bench["config"] = {"run_id": "r", "run_index": 0, "strategy": args["strategy"]}
+    bench["metrics"]["request_totals"] = {**totals, "errored": 2}
+    bench["scheduler_metrics"] = {"requests_made": totals}
+    run = read_result(json.dumps({"metadata": {"version": "0.4.0"}, "benchmarks": [bench]}))
+    assert run.concurrency == 20 and run.failed == 2 and run.duration_s is None
+    assert run.completed == 200
