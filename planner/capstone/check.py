@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from planner.calculator.runs import calculation_run
 from planner.capacity import CapacityInputError, ServingEstimate, checkpoint_size_range
+from planner.capstone.measured_check import measured_findings
 
 # The source: "Good advice names workload, framework, model size, precision, context length,
 # batch size, concurrency, latency target, data pipeline, autoscaling behavior, and budget."
@@ -188,60 +189,6 @@ def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> 
     return []
 
 
-# Beyond this factor the engine's promise was far from the run (the speed model's own goal is
-# ±25 % on decode and 2x on the first token: docs/speed-model.md): the grader should see it.
-OPTIMISTIC_FACTOR = 1.5
-MEASURED_LABELS = {
-    "ttft_ms": "time to first token",
-    "itl_ms": "time between tokens",
-    "output_tokens_per_s": "output throughput",
-    "ttft_target_ms": "time to first token",
-    "time_per_output_token_ms": "time per output token",
-}
-
-
-def measured_findings(content: dict[str, Any], measured: dict[str, Any]) -> list[Finding]:
-    """What the attached load test says about the plan: each target it missed (an error), a run
-    below the plan's peak concurrency, an engine far more optimistic than the run (warnings)."""
-    findings = []
-    for target in measured.get("targets") or []:
-        if target.get("meets"):
-            continue
-        message = _(
-            "The load test misses the plan's target: %(stat)s %(what)s %(measured)s ms, over "
-            "the %(limit)s ms the plan needs."
-        ) % {
-            "stat": target.get("statistic"),
-            "what": MEASURED_LABELS.get(str(target.get("target")), target.get("target")),
-            "measured": f"{target.get('measured') or 0:,.0f}",
-            "limit": f"{target.get('limit') or 0:,.0f}",
-        }
-        findings.append(Finding("measured_misses_target", "error", message))
-    peak = _number(content, "concurrency")
-    ran = (measured.get("predicted") or {}).get("concurrency")
-    if peak is not None and isinstance(ran, int) and ran < peak:
-        message = _(
-            "The load test kept %(ran)d requests in flight, below the plan's peak of %(peak)d: "
-            "it does not show the peak. Run it again at the peak concurrency."
-        ) % {"ran": ran, "peak": int(peak)}
-        findings.append(Finding("measured_below_peak", "warning", message))
-    gap = measured.get("largest_gap") or {}
-    ratio = gap.get("ratio")
-    if gap.get("optimistic") and isinstance(ratio, int | float) and ratio > 0:
-        factor = ratio if ratio >= 1 else 1 / ratio
-        if factor >= OPTIMISTIC_FACTOR:
-            message = _(
-                "The calculator was optimistic about %(what)s: the run was %(factor)s× worse "
-                "than predicted. Likely: %(causes)s"
-            ) % {
-                "what": MEASURED_LABELS.get(str(gap.get("metric")), gap.get("metric")),
-                "factor": f"{factor:.1f}",
-                "causes": " ".join(gap.get("likely_causes") or []),
-            }
-            findings.append(Finding("engine_optimistic", "warning", message))
-    return findings
-
-
 def plan_check(
     content: dict[str, Any],
     comparison: dict[str, Any] | None = None,
@@ -256,7 +203,7 @@ def plan_check(
             key: measured.get(key)
             for key in ("link", "ratios", "largest_gap", "targets", "measured", "predicted")
         }
-        check.findings.extend(measured_findings(content, measured))
+        check.findings.extend(Finding(*f) for f in measured_findings(content, measured))
     if comparison:
         check.comparison = {
             key: comparison.get(key)

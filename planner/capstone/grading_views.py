@@ -40,7 +40,6 @@ from planner.capstone.grading_selectors import (
     grades_csv_rows,
     grading_queue_page,
     live_claim_for,
-    measured_against_predicted,
     queue_counts,
     rubric_for,
     submissions_for_grader,
@@ -48,6 +47,7 @@ from planner.capstone.grading_selectors import (
 from planner.capstone.grading_selectors import (
     grading_queue as grading_queue_select,
 )
+from planner.capstone.measured_selectors import measured_against_predicted
 from planner.capstone.rubric import (
     rubric_max_points,
 )

@@ -100,8 +100,8 @@ def _totals(bench: Reader, metrics: Reader) -> tuple[int | None, int]:
     return None, 0
 
 
-def read_guidellm(data: dict[str, Any], benchmark: int = 1) -> MeasuredRun:
-    """A MeasuredRun from benchmark number `benchmark` (1-based) of a GuideLLM report."""
+def _benchmark(data: dict[str, Any], benchmark: int) -> Reader:
+    """Benchmark number `benchmark` (1-based) of the report's list, checked."""
     benchmarks = data.get("benchmarks")
     if not isinstance(benchmarks, list):
         raise MeasuredInputError(f"benchmarks: must be a list, not {kind_of(benchmarks)}")
@@ -120,7 +120,12 @@ def read_guidellm(data: dict[str, Any], benchmark: int = 1) -> MeasuredRun:
     raw = benchmarks[benchmark - 1]
     if not isinstance(raw, dict):
         raise MeasuredInputError(f"{where}: must be an object, not {kind_of(raw)}")
-    bench = Reader(raw, f"{where}.")
+    return Reader(raw, f"{where}.")
+
+
+def read_guidellm(data: dict[str, Any], benchmark: int = 1) -> MeasuredRun:
+    """A MeasuredRun from benchmark number `benchmark` (1-based) of a GuideLLM report."""
+    bench = _benchmark(data, benchmark)
     metrics = bench.child("metrics", required=True)
     assert metrics is not None
     ttft = _distribution(metrics, "time_to_first_token_ms", required=True)

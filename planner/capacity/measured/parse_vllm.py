@@ -93,22 +93,9 @@ def read_vllm(data: dict[str, Any]) -> MeasuredRun:
             )
         itl = tpot
         notes.append("The file has no inter-token latency (older vLLM): TPOT stands in for it.")
-    throughput_key = (
-        "request_inthroughput" if "request_inthroughput" in data else "request_throughput"
-    )
+    duration, output_rate, request_rate_measured = _rates(r, completed)
     total_in = r.need("total_input_tokens", 0, MAX_TOTAL_TOKENS)
     total_out = r.need("total_output_tokens", 1, MAX_TOTAL_TOKENS)
-    duration = r.number("duration", 0, MAX_SECONDS)
-    output_rate = r.number("output_throughput", 0, MAX_TOKENS_PER_S)
-    if output_rate is None:
-        if not duration:
-            raise r.error("output_throughput", "missing, and no duration to work it out from")
-        output_rate = total_out / duration
-    request_rate_measured = r.number(throughput_key, 0, MAX_REQUESTS_PER_S)
-    if request_rate_measured is None:
-        if not duration:
-            raise r.error(throughput_key, "missing, and no duration to work it out from")
-        request_rate_measured = completed / duration
     output_lens = r.numbers("output_lens", 0, MAX_TOKENS_PER_REQUEST)
     r.numbers("input_lens", 0, MAX_TOKENS_PER_REQUEST)
     r.numbers("ttfts", 0, MAX_MS / 1000)
@@ -135,6 +122,23 @@ def read_vllm(data: dict[str, Any]) -> MeasuredRun:
         output_tokens_max=max(lens) if lens else None,
         notes=notes,
     )
+
+
+def _rates(r: Reader, completed: int) -> tuple[float | None, float, float]:
+    """(duration s, output tokens/s, requests/s): the file's, else worked out from its totals."""
+    key = "request_inthroughput" if r.has("request_inthroughput") else "request_throughput"
+    duration = r.number("duration", 0, MAX_SECONDS)
+    output_rate = r.number("output_throughput", 0, MAX_TOKENS_PER_S)
+    if output_rate is None:
+        if not duration:
+            raise r.error("output_throughput", "missing, and no duration to work it out from")
+        output_rate = r.need("total_output_tokens", 1, MAX_TOTAL_TOKENS) / duration
+    requests = r.number(key, 0, MAX_REQUESTS_PER_S)
+    if requests is None:
+        if not duration:
+            raise r.error(key, "missing, and no duration to work it out from")
+        requests = completed / duration
+    return duration, output_rate, requests
 
 
 def _check_itls(r: Reader) -> None:

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from courses.models import Course
 from planner.capstone.check import plan_check
-from planner.capstone.grading_selectors import measured_against_predicted
+from planner.capstone.measured_selectors import measured_against_predicted
 from planner.capstone.services import worksheet_autosave, worksheet_submit
 from planner.models import CapstoneWorksheet
 from tests.factories import CourseFactory, EnrollmentFactory, UserFactory
