@@ -94,6 +94,11 @@ def _card_label(card: WorkloadCard) -> str:
     return f"{card.name} ({', '.join(d for d in details if d)})"
 
 
+# The attached load test: its deployment's link (stored) and its result file (read at save). Not
+# part of a submitted version's text: the version keeps the comparison itself.
+MEASURED_FIELDS = ("measured_link", "measured_result")
+
+
 class WorksheetForm(BoundedModelForm):
     bounds = WORKSHEET_BOUNDS
     # The load test's result file: read at save, beside the prediction, never stored as text.
@@ -116,7 +121,7 @@ class WorksheetForm(BoundedModelForm):
 
     class Meta:
         model = CapstoneWorksheet
-        fields = [*WORKSHEET_FIELDS, "workload_cards"]
+        fields = [*WORKSHEET_FIELDS, *MEASURED_FIELDS[:1], "workload_cards"]
         # Every free-text field is a short textarea (the model's TextFields).
         widgets = {
             field.name: forms.Textarea(attrs={"rows": 3})
@@ -149,8 +154,8 @@ class WorksheetForm(BoundedModelForm):
         return link
 
     def sections(self) -> list[dict[str, Any]]:
-        """The worksheet's sections: title, a note (or ""), and the bound fields (the result
-        file's box right after the load test's link)."""
+        """The worksheet's sections: title, a note (or ""), and the bound fields (the load test's
+        link and result file after the first load test)."""
         return [
             {
                 "title": title,
@@ -158,7 +163,7 @@ class WorksheetForm(BoundedModelForm):
                 "fields": [
                     self[n]
                     for name in names
-                    for n in ((name, "measured_result") if name == "measured_link" else (name,))
+                    for n in ((name, *MEASURED_FIELDS) if name == "first_load_test" else (name,))
                 ],
             }
             for title, names in WORKSHEET_SECTIONS

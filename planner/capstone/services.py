@@ -62,6 +62,8 @@ def worksheet_autosave(
             setattr(
                 worksheet, name, "" if value is None and name in WORKSHEET_TEXT_FIELDS else value
             )
+    if "measured_link" in data:
+        worksheet.measured_link = data["measured_link"] or ""
     worksheet.full_clean(exclude=["learner", "course", "workload_cards"])
     worksheet.calculator_result = plan_estimate(worksheet_content(worksheet))
     _refresh_comparison(worksheet)

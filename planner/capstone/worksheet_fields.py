@@ -54,7 +54,6 @@ WORKSHEET_SECTIONS = (
             "recommendation_reasons",
             "paths_query",
             "first_load_test",
-            "measured_link",
             "next_rung",
         ),
     ),
