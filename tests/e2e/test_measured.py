@@ -1,6 +1,6 @@
 """Measured beside predicted in a real browser: a sample read from the keyboard at desktop width,
 a pasted file at phone width (the page does not scroll sideways), a broken file named at its
-field, and the way in from the path comparison. The page fixture runs axe-core and the Nu HTML
+field, the way in from the path comparison, and a load test attached to a capstone plan. The page fixture runs axe-core and the Nu HTML
 checker over every page state, at its width and at 375 px, light and dark."""
 
 from __future__ import annotations
@@ -8,6 +8,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import login_in_browser
+from tests.factories import EnrollmentFactory
+from tests.planner.factories import course_taught_by
 from tests.planner.measured.results import sample
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -65,4 +68,27 @@ def test_the_path_comparisons_load_test_leads_here(page, live_server) -> None:  
     page.get_by_test_id("compare-measured").click()
     page.wait_for_url("**/planner/measured/?*")
     expect(page.get_by_label("Model", exact=True)).to_have_value("llama-3.1-8b")
+    assert not page.console_errors, page.console_errors
+
+
+def test_a_learner_attaches_a_load_test_and_the_check_reads_it(page, live_server, learner) -> None:  # type: ignore[no-untyped-def]
+    course = course_taught_by(title="GPUs and TPUs")
+    EnrollmentFactory(course=course, user=learner)
+    login_in_browser(page, learner.email)
+    page.goto(f"/capstone/courses/{course.slug}/worksheet/")
+    page.get_by_label("Feature", exact=True).fill("Live lesson chat")
+    page.get_by_label("Concurrent users (peak)").fill("20")
+    page.get_by_label("Recommendation", exact=True).select_option("gpu")
+    page.get_by_label("Load test's deployment (its link)").fill(
+        "/planner/measured/?gpu=l40s&model=llama-3.1-8b&context_tokens=8192&ttft_target_ms=2000"
+    )
+    page.get_by_label("Load test result (JSON)").fill(sample("chat-serving-vllm.json"))
+    page.get_by_role("button", name="Save draft").click()
+    page.get_by_text("Draft saved.").wait_for()
+    expect(page.get_by_test_id("attached-measured")).to_contain_text("first token 2.92")
+    page.get_by_role("button", name="Submit plan").click()
+    page.get_by_text("Version 1 submitted.").wait_for()
+    check = page.get_by_test_id("automatic-check")
+    expect(check.get_by_test_id("check-measured")).to_contain_text("2.92")
+    expect(check.locator('[data-code="measured_misses_target"]')).to_contain_text("2,600 ms")
     assert not page.console_errors, page.console_errors
