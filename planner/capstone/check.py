@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from planner.calculator.runs import calculation_run
 from planner.capacity import CapacityInputError, ServingEstimate, checkpoint_size_range
+from planner.capstone.measured_check import measured_findings
 
 # The source: "Good advice names workload, framework, model size, precision, context length,
 # batch size, concurrency, latency target, data pipeline, autoscaling behavior, and budget."
@@ -64,6 +65,8 @@ class PlanCheck:
     missing_assumptions: list[str] = field(default_factory=list)
     # The attached path comparison's verdict: its link, recommendation and break-even traffic.
     comparison: dict[str, Any] = field(default_factory=dict)
+    # The attached load test beside its prediction: the ratios, the largest gap, the targets.
+    measured: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -186,10 +189,21 @@ def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> 
     return []
 
 
-def plan_check(content: dict[str, Any], comparison: dict[str, Any] | None = None) -> PlanCheck:
+def plan_check(
+    content: dict[str, Any],
+    comparison: dict[str, Any] | None = None,
+    measured: dict[str, Any] | None = None,
+) -> PlanCheck:
     """Recompute the plan's memory estimate; list disagreements and missing assumptions; with a
-    path comparison attached, check the recommendation against it."""
+    path comparison attached, check the recommendation against it; with a load test attached,
+    report measured ÷ predicted and the targets it missed."""
     check = PlanCheck()
+    if measured:
+        check.measured = {
+            key: measured.get(key)
+            for key in ("link", "ratios", "largest_gap", "targets", "measured", "predicted")
+        }
+        check.findings.extend(Finding(*f) for f in measured_findings(content, measured))
     if comparison:
         check.comparison = {
             key: comparison.get(key)

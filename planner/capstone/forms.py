@@ -15,6 +15,7 @@ from core.bounds import Bound
 from core.forms import BoundedModelForm, BoundedNumberField
 from core.ranges import POSITION, RUBRIC_POINTS
 from planner.calculator.forms import ServingForm
+from planner.capacity.measured import MAX_RESULT_BYTES
 from planner.capstone.grading import ScoreInput
 from planner.capstone.rubric import LevelInput
 from planner.cards.selectors import workload_cards_owned_by
@@ -41,6 +42,11 @@ HELP = {
     "paths_query": _(
         "Paste the link of a path comparison (Compare paths): the automatic check flags a "
         "recommendation it rejects."
+    ),
+    "measured_link": _(
+        "Ran the load test? Open “Measured beside predicted”, pick the GPU and model it ran on, "
+        "and paste that page's link here with the result file below: the automatic check "
+        "reports measured ÷ predicted and flags the targets the run missed."
     ),
     "failure_case": _(
         "Where the chosen accelerator is fast but memory-bound for the real workload."
@@ -88,8 +94,24 @@ def _card_label(card: WorkloadCard) -> str:
     return f"{card.name} ({', '.join(d for d in details if d)})"
 
 
+# The attached load test: its deployment's link (stored) and its result file (read at save). Not
+# part of a submitted version's text: the version keeps the comparison itself.
+MEASURED_FIELDS = ("measured_link", "measured_result")
+
+
 class WorksheetForm(BoundedModelForm):
     bounds = WORKSHEET_BOUNDS
+    # The load test's result file: read at save, beside the prediction, never stored as text.
+    measured_result = forms.CharField(
+        label=_("Load test result (JSON)"),
+        required=False,
+        max_length=MAX_RESULT_BYTES,
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        help_text=_(
+            "Paste the file `vllm bench serve --save-result` or GuideLLM wrote. Leave it empty to "
+            "keep the result already attached; empty the link above to remove it."
+        ),
+    )
     workload_cards = forms.ModelMultipleChoiceField(
         queryset=WorkloadCard.objects.none(),
         required=False,
@@ -99,7 +121,7 @@ class WorksheetForm(BoundedModelForm):
 
     class Meta:
         model = CapstoneWorksheet
-        fields = [*WORKSHEET_FIELDS, "workload_cards"]
+        fields = [*WORKSHEET_FIELDS, *MEASURED_FIELDS[:1], "workload_cards"]
         # Every free-text field is a short textarea (the model's TextFields).
         widgets = {
             field.name: forms.Textarea(attrs={"rows": 3})
@@ -132,12 +154,17 @@ class WorksheetForm(BoundedModelForm):
         return link
 
     def sections(self) -> list[dict[str, Any]]:
-        """The worksheet's sections: title, a note (or ""), and the bound fields."""
+        """The worksheet's sections: title, a note (or ""), and the bound fields (the load test's
+        link and result file after the first load test)."""
         return [
             {
                 "title": title,
                 "note": SECTION_NOTES.get(names[0], ""),
-                "fields": [self[name] for name in names],
+                "fields": [
+                    self[n]
+                    for name in names
+                    for n in ((name, *MEASURED_FIELDS) if name == "first_load_test" else (name,))
+                ],
             }
             for title, names in WORKSHEET_SECTIONS
         ]
@@ -150,7 +177,7 @@ class WorksheetAdminForm(BoundedModelForm):
 
     class Meta:
         model = CapstoneWorksheet
-        exclude = ["calculator_result", "paths_comparison"]
+        exclude = ["calculator_result", "paths_comparison", "measured_comparison"]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

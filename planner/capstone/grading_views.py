@@ -47,6 +47,7 @@ from planner.capstone.grading_selectors import (
 from planner.capstone.grading_selectors import (
     grading_queue as grading_queue_select,
 )
+from planner.capstone.measured_selectors import measured_against_predicted
 from planner.capstone.rubric import (
     rubric_max_points,
 )
@@ -99,6 +100,7 @@ def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
         "next_after": page.next_after,
         "after": after,
         "now": now,
+        "measured": measured_against_predicted(course_ids=course_ids),
     }
     return render(request, "planner/capstone/grading_queue.html", context)
 

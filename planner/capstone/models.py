@@ -103,6 +103,10 @@ class CapstoneWorksheet(models.Model):
     # A path comparison's link (/planner/paths/?...): the check flags a recommendation it rejects.
     paths_query = models.CharField(_("path comparison (its link)"), max_length=2000, blank=True)
     first_load_test = models.TextField(_("first load test to run"), blank=True)
+    # The measured page's link (/planner/measured/?gpu=...): the deployment the load test ran on.
+    measured_link = models.CharField(
+        _("load test's deployment (its link)"), max_length=2000, blank=True
+    )
     next_rung = models.TextField(_("next rung"), blank=True)
     # The numbers the automatic check recomputes with the capacity engine.
     gpu_memory_gb = models.FloatField(_("GPU memory (GB)"), null=True, blank=True)
@@ -126,6 +130,8 @@ class CapstoneWorksheet(models.Model):
     calculator_result = models.JSONField(default=dict, blank=True)
     # The attached path comparison's result (planner.paths), refreshed when its link changes.
     paths_comparison = models.JSONField(default=dict, blank=True)
+    # The attached load test's result beside the engine's prediction (planner.measured).
+    measured_comparison = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -157,6 +163,8 @@ class CapstoneSubmission(models.Model):
     calculator_result = models.JSONField(default=dict, blank=True)
     # The attached path comparison as it was at submit.
     paths_comparison = models.JSONField(default=dict, blank=True)
+    # The attached load test's result beside the prediction, as it was at submit.
+    measured_comparison = models.JSONField(default=dict, blank=True)
     # The automatic check: disagreements with the engine and missing assumptions.
     check_result = models.JSONField(default=dict, blank=True)
     submitted_at = models.DateTimeField()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from accounts.models import User
 from courses.models import Course
 from planner.capstone.check import plan_check, plan_estimate
 from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
+from planner.measured.runs import MeasuredAttachError, measured_for_link
 from planner.models import (
     WORKSHEET_FIELDS,
     WORKSHEET_TEXT_FIELDS,
@@ -50,17 +52,22 @@ def worksheet_autosave(
     worksheet: CapstoneWorksheet,
     data: dict[str, Any],
     workload_cards: Iterable[WorkloadCard] | None = None,
+    measured_result: str = "",
 ) -> CapstoneWorksheet:
-    """Save the draft's fields (only those given) and refresh the stored calculator result."""
+    """Save the draft's fields (only those given) and refresh the stored calculator result; a
+    load test's result file, when given, is attached beside its prediction."""
     for name in WORKSHEET_FIELDS:
         if name in data:
             value = data[name]
             setattr(
                 worksheet, name, "" if value is None and name in WORKSHEET_TEXT_FIELDS else value
             )
+    if "measured_link" in data:
+        worksheet.measured_link = data["measured_link"] or ""
     worksheet.full_clean(exclude=["learner", "course", "workload_cards"])
     worksheet.calculator_result = plan_estimate(worksheet_content(worksheet))
     _refresh_comparison(worksheet)
+    _refresh_measured(worksheet, measured_result)
     worksheet.save()
     if workload_cards is not None:
         cards = list(workload_cards)
@@ -82,6 +89,38 @@ def _refresh_comparison(worksheet: CapstoneWorksheet) -> None:
     # Our own page's address, whatever host or scheme was pasted: the page shows it as a link.
     link = f"{reverse('planner:paths')}?{comparison_query(pasted)}"
     worksheet.paths_comparison = {**comparison.to_dict(), "link": link, "pasted": pasted}
+
+
+def _refresh_measured(worksheet: CapstoneWorksheet, result: str) -> None:
+    """Attach a load test's result on the deployment the measured link names (run again only
+    when the file or the link changed); an emptied link removes the attachment."""
+    link = worksheet.measured_link.strip()
+    if not link:
+        if result.strip():
+            raise ValidationError(
+                {
+                    "measured_link": _(
+                        "Give the deployment the load test ran on (the measured page's link)."
+                    )
+                }
+            )
+        worksheet.measured_comparison = {}
+        return
+    if not result.strip():
+        return
+    digest = hashlib.sha256(f"{link}\n{result}".encode()).hexdigest()
+    if digest == worksheet.measured_comparison.get("digest"):
+        return
+    try:
+        comparison = measured_for_link(link, result)
+    except MeasuredAttachError as err:
+        raise ValidationError({"measured_result": str(err)}) from None
+    query = link.split("?", 1)[1] if "?" in link else link
+    worksheet.measured_comparison = {
+        **comparison.to_dict(),
+        "link": f"{reverse('planner:measured')}?{query}",
+        "digest": digest,
+    }
 
 
 def worksheet_can_submit(*, worksheet: CapstoneWorksheet) -> tuple[bool, str]:
@@ -140,7 +179,10 @@ def worksheet_submit(*, worksheet: CapstoneWorksheet, now: datetime) -> Capstone
             workload_cards=cards,
             calculator_result=plan_estimate(content),
             paths_comparison=worksheet.paths_comparison,
-            check_result=plan_check(content, worksheet.paths_comparison).to_dict(),
+            measured_comparison=worksheet.measured_comparison,
+            check_result=plan_check(
+                content, worksheet.paths_comparison, worksheet.measured_comparison
+            ).to_dict(),
             submitted_at=now,
             due_at=due_at,
             is_late=due_at is not None and now > due_at,

@@ -90,6 +90,7 @@ def _autosave(draft: CapstoneWorksheet, form: WorksheetForm) -> CapstoneWorkshee
             worksheet=draft,
             data=form.cleaned_data,
             workload_cards=form.cleaned_data["workload_cards"],
+            measured_result=form.cleaned_data.get("measured_result") or "",
         )
     except ValidationError as exc:
         form.add_error(None, exc)

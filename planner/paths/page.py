@@ -130,6 +130,7 @@ def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> 
         share_path=f"{reverse('planner:paths')}?{query}",
         api_path=f"{reverse('planner:api_paths')}?{query}",
         calculator_path=f"{reverse('planner:calculator')}?{urlencode(forms.workload.query_dict())}",
+        measured_path=f"{reverse('planner:measured')}?{urlencode(forms.workload.query_dict())}",
         break_even=(
             f"{comparison.break_even_requests_per_day:,.0f}"
             if comparison.break_even_requests_per_day is not None

@@ -73,7 +73,8 @@ def serving_load_test(card: ServingCard, option: PathOption, model: str) -> Load
         command = (
             f"guidellm benchmark --target https://YOUR-PROVIDER/v1 --model {model} "
             f"--rate-type concurrent --rate {card.users} --max-seconds {LOAD_TEST_SECONDS} "
-            f'--data "prompt_tokens={card.prompt_tokens},output_tokens={card.output_tokens}"'
+            f'--data "prompt_tokens={card.prompt_tokens},output_tokens={card.output_tokens}" '
+            "--output-path guidellm-report.json"
         )
         criteria.append("no 429 (rate limit) answers at the peak")
         return LoadTest("guidellm", command, tuple(criteria))
@@ -87,8 +88,11 @@ def serving_load_test(card: ServingCard, option: PathOption, model: str) -> Load
         + f"--random-input-len {card.prompt_tokens - prefix} "
         f"--random-output-len {card.output_tokens} "
         + (f"--request-rate {num(rate, 4)} " if rate else "")
-        + f"--max-concurrency {streams} --num-prompts {prompts} "
-        f"--percentile-metrics ttft,tpot,itl --metric-percentiles 50,{q},99"
+        + f"--max-concurrency {streams} --num-prompts {prompts} --ignore-eos "
+        "--percentile-metrics ttft,tpot,itl --metric-percentiles "
+        f"{','.join(str(p) for p in sorted({50, q, 99}))} "
+        # The file the planner's measured page reads back (/planner/measured/).
+        f"--save-result --result-filename load-test-c{streams}.json"
     )
     if option.replicas > 1:
         criteria.append(

@@ -16,6 +16,7 @@ from planner.calculator.forms import FORMS, CalculatorForm
 from planner.calculator.parsing import form_estimate
 from planner.calculator.runs import Estimate
 from planner.capacity import FormulaLine
+from planner.measured import cli as measured_cli
 from planner.paths import cli as paths_cli
 
 SUMMARY_KEYS: dict[str, list[tuple[str, str]]] = {
@@ -120,11 +121,17 @@ class Command(BaseCommand):
         paths_cli.add_arguments(
             sub.add_parser("paths", help="compare CPU, GPUs, TPUs and a managed API")
         )
+        measured_cli.add_arguments(
+            sub.add_parser("measured", help="a load test's result beside the prediction")
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         kind: str = options["estimate"]
         if kind == "paths":
             self.stdout.write(paths_cli.handle(options))
+            return
+        if kind == "measured":
+            self.stdout.write(measured_cli.handle(options))
             return
         form = FORMS[kind](form_data(kind, options))
         estimate = form_estimate(form)
