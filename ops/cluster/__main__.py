@@ -1,5 +1,5 @@
-"""`python -m ops.cluster`: see ops/cluster/run.py."""
+"""`python -m ops.cluster`: see ops/cluster/cli.py."""
 
-from ops.cluster.run import main
+from ops.cluster.cli import main
 
 raise SystemExit(main())

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from ops.cluster.verdict import Attempt, PostedGrade, Release
+from ops.cluster.records import Attempt, PostedGrade, Release
 
 # A person tries again a few times over about half a minute, then gives up.
 RETRIES = 20

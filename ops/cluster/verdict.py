@@ -2,7 +2,8 @@
 
 - No request fails except those in flight on the killed web node: a failed attempt is forgiven
   only when the proxy's log shows it was sent to that node, the node's answer never came (an
-  `S…` termination state or a 502/504), and the attempt was open at the moment of the kill.
+  `S…` termination state or a 502/504), and the attempt was open while the node was dying
+  (between the first signal and the moment none of its processes was left).
 - Every grade applied exactly once: each card token the learners posted and saw answered has
   exactly one review log with that token (its idempotency key) and the posted rating; none has
   two; no review log exists that nobody posted. Each capstone grade released has one released
@@ -22,92 +23,24 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ops.cluster.records import (
+    AppliedGrade,
+    Attempt,
+    Delivery,
+    Kill,
+    PostedGrade,
+    Promise,
+    ProxyEntry,
+    Record,
+    Release,
+    ReleaseRow,
+)
+
 # The id the outbox puts into each Message-ID (make_msgid's idstring): digest<pk> or capstone<pk>.
 _PROMISE_KEY = re.compile(r"\.((?:digest|capstone)\d+)@")
 # A server-side abort (HAProxy's termination state starts with S) or the proxy's own bad-gateway
 # and gateway-timeout answers: the node never answered.
 _NO_ANSWER_STATUSES = frozenset({502, 504})
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One HTTP request the driver sent through the proxy."""
-
-    request_id: str
-    actor: str
-    action: str
-    started: float  # time.monotonic() when sent
-    ended: float  # when its answer (or error) came
-    status: int  # 0: no HTTP answer at all (connection refused, reset, timeout)
-    ok: bool  # the answer the flow expected
-
-
-@dataclass(frozen=True)
-class ProxyEntry:
-    """One line of the proxy's request log."""
-
-    request_id: str
-    server: str  # the node that served it, "<NOSRV>" if none
-    status: int
-    termination: str  # HAProxy's termination state, e.g. "--" or "SH"
-
-
-@dataclass(frozen=True)
-class Kill:
-    node: str
-    at: float  # time.monotonic()
-
-
-@dataclass(frozen=True)
-class PostedGrade:
-    """A learner's grade of one card (all attempts of it share the card token)."""
-
-    learner: str
-    token: str
-    rating: int
-    answered: bool  # some attempt got the panel back
-
-
-@dataclass(frozen=True)
-class AppliedGrade:
-    """A review log row the grades left."""
-
-    learner: str
-    token: str
-    rating: int
-
-
-@dataclass(frozen=True)
-class Release:
-    submission_id: int
-    answered: bool  # released, or told on a retry that it already was
-
-
-@dataclass(frozen=True)
-class ReleaseRow:
-    """What the database holds for a submission after the run."""
-
-    submission_id: int
-    released_grades: int
-    grade_emails: int
-
-
-@dataclass(frozen=True)
-class Promise:
-    """An outbox row: a promised email."""
-
-    key: str  # "digest12", "capstone7"
-    status: str
-    recipient: str
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """A message the mail sink accepted."""
-
-    message_id: str
-    recipients: tuple[str, ...]
-    received_at: float  # time.monotonic()
 
 
 def promise_key(message_id: str) -> str | None:
@@ -149,7 +82,8 @@ def failed_in_flight(attempt: Attempt, *, proxy: Mapping[str, ProxyEntry], kill:
         entry is not None
         and entry.server == kill.node
         and (entry.termination.startswith("S") or entry.status in _NO_ANSWER_STATUSES)
-        and attempt.started <= kill.at <= attempt.ended
+        and attempt.started <= kill.done
+        and attempt.ended >= kill.at
     )
 
 
@@ -292,26 +226,6 @@ def _email_problems(
     if strays:
         problems.append(f"{strays} delivered message(s) no outbox row promised")
     return resent, problems
-
-
-@dataclass(frozen=True)
-class Record:
-    """Everything the run recorded, for the verdict."""
-
-    attempts: list[Attempt]
-    proxy: Mapping[str, ProxyEntry]
-    web_kill: Kill | None
-    worker_kill: Kill | None
-    posted: list[PostedGrade]
-    applied: list[AppliedGrade]
-    releases: list[Release]
-    release_rows: list[ReleaseRow]
-    promises: list[Promise]
-    deliveries: list[Delivery]
-    interrupted: frozenset[str]  # outbox keys the killed worker node was sending
-    owed_digests: frozenset[str]  # learners owed a digest by the run (their emails)
-    restarted_web_served: int  # requests the killed web node served after its restart
-    restarted_worker_tasks: int  # tasks the killed worker node ran after its restart
 
 
 def verdict(record: Record) -> Verdict:

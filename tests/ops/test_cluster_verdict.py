@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ops.cluster.cli import main
 from ops.cluster.load import form_with_class, hidden_inputs, level_choices
-from ops.cluster.run import WORKER_LINES, main, procfile
-from ops.cluster.verdict import (
+from ops.cluster.nodes import WORKER_LINES, procfile
+from ops.cluster.records import (
     AppliedGrade,
     Attempt,
     Delivery,
@@ -23,6 +24,8 @@ from ops.cluster.verdict import (
     Record,
     Release,
     ReleaseRow,
+)
+from ops.cluster.verdict import (
     percentile,
     promise_key,
     proxy_log_parse,
@@ -30,8 +33,8 @@ from ops.cluster.verdict import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-WEB_KILL = Kill("web1", 10.0)
-WORKER_KILL = Kill("worker1", 6.5)
+WEB_KILL = Kill("web1", 10.0, 10.05)
+WORKER_KILL = Kill("worker1", 6.5, 6.55)
 
 
 def ok(rid: str, started: float = 1.0, ended: float = 1.1) -> Attempt:
@@ -77,9 +80,13 @@ def test_a_run_where_everything_held_passes_with_its_figures_on_one_line():
     assert "\n" not in line
 
 
-def test_a_request_in_flight_on_the_killed_web_node_is_forgiven():
-    """Sent to web1 before the kill, answered 502 by the proxy after it (server abort)."""
-    failed = Attempt("l-3", "learner", "POST /review/grade/", 9.9, 10.2, 502, False)
+@pytest.mark.parametrize(
+    ("started", "ended"),
+    [(9.9, 10.2), (10.02, 10.2)],  # sent before the first signal, or while web1 was dying
+)
+def test_a_request_in_flight_on_the_killed_web_node_is_forgiven(started, ended):
+    """Sent to web1 while it was alive, answered 502 by the proxy (server abort) once it died."""
+    failed = Attempt("l-3", "learner", "POST /review/grade/", started, ended, 502, False)
     record = clean_record(
         attempts=[ok("l-1"), failed],
         proxy={"l-1": ProxyEntry("l-1", "web2", 200, "----"),
@@ -94,7 +101,7 @@ def test_a_request_in_flight_on_the_killed_web_node_is_forgiven():
     ("entry", "started", "ended"),
     [
         (ProxyEntry("l-3", "web2", 502, "SH--"), 9.9, 10.2),  # on the node still alive
-        (ProxyEntry("l-3", "web1", 502, "SH--"), 10.1, 10.3),  # sent after the kill
+        (ProxyEntry("l-3", "web1", 502, "SH--"), 10.1, 10.3),  # sent once web1 was gone
         (ProxyEntry("l-3", "web1", 502, "SH--"), 9.0, 9.5),  # over before the kill
         (ProxyEntry("l-3", "web1", 500, "----"), 9.9, 10.2),  # the node answered: an error
         (None, 9.9, 10.2),  # the proxy never had it
