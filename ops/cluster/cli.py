@@ -26,9 +26,24 @@ from collections.abc import Callable
 from glob import glob
 from pathlib import Path
 
-from ops.cluster.net import Network, remove_leftovers
+from ops.cluster.net import Network, pid_alive, remove_leftovers
 from ops.cluster.nodes import NODES, SUBNET, say
 from ops.cluster.run import Cluster
+
+# The whole run, build to verdict, ends within five minutes whatever happens (the machine is shared).
+RUN_LIMIT = 300
+# A run's folder kept on purpose (--keep) says so; other folders of dead runs are removed.
+KEPT = "KEPT"
+
+
+def leftover_folders(tmp: Path) -> list[Path]:
+    """Folders of earlier runs that died before removing them (and were not kept)."""
+    found = []
+    for folder in tmp.glob("recall-cluster-*-*"):
+        pid = folder.name.split("-")[2]
+        if pid.isdigit() and not (folder / KEPT).exists() and not pid_alive(int(pid)):
+            found.append(folder)
+    return found
 
 
 class Interrupted(Exception):
@@ -70,30 +85,36 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for name in remove_leftovers():
         say(f"removed {name}, left by an earlier run")
-    run_dir = Path(tempfile.mkdtemp(prefix="recall-cluster-"))
+    for folder in leftover_folders(Path(tempfile.gettempdir())):
+        shutil.rmtree(folder, ignore_errors=True)
+    run_dir = Path(tempfile.mkdtemp(prefix=f"recall-cluster-{os.getpid()}-"))
     run_dir.chmod(0o755)
 
     def interrupted(signum: int, frame: object) -> None:
+        if signum == signal.SIGALRM:
+            raise Interrupted(f"the run passed its {RUN_LIMIT} s limit")
         raise Interrupted(signal.Signals(signum).name)
 
-    signal.signal(signal.SIGTERM, interrupted)
-    signal.signal(signal.SIGHUP, interrupted)
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
+        signal.signal(signum, interrupted)
+    signal.alarm(RUN_LIMIT)
     network = Network(subnet=SUBNET, nodes=NODES, run_dir=run_dir)
     cluster: Cluster | None = None
     try:
         network.create()
         network.enter("driver")
         cluster = Cluster(network, args)
-        return cluster.go()
-    except (KeyboardInterrupt, Interrupted) as exc:
-        say(f"FAIL: interrupted ({type(exc).__name__} {exc}); everything removed")
-        return 130
+        code, line = cluster.go()
+    except KeyboardInterrupt:
+        code, line = 130, "FAIL: interrupted (Ctrl-C); everything the run made was removed"
+    except Interrupted as exc:
+        code, line = 1, f"FAIL: interrupted ({exc}); everything the run made was removed"
     except Exception as exc:
         if cluster is not None:
             cluster.dump_logs()
-        say(f"FAIL: the run broke off: {type(exc).__name__}: {str(exc)[-2000:]}")
-        return 1
+        code, line = 1, f"FAIL: the run broke off: {type(exc).__name__}: {exc}"[-2000:]
     finally:
+        signal.alarm(0)  # the cleanup itself is never cut short
         if cluster is not None:
             if cluster.db is not None:
                 cluster.db.close()
@@ -103,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         network.leave()
         network.destroy()
         if args.keep:
+            (run_dir / KEPT).touch()
             say(f"(logs kept in {run_dir})")
         else:
             shutil.rmtree(run_dir, ignore_errors=True)
+    # The verdict is the last line, whatever happened.
+    say(" ".join(line.split()) if code else line)
+    return code

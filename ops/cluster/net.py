@@ -31,7 +31,7 @@ def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["ip", *args], check=check, capture_output=True, text=True, timeout=30)
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -75,7 +75,7 @@ def remove_leftovers() -> list[str]:
     removed = []
     for name in _namespaces():
         match = _OURS.match(name)
-        if match and not _alive(int(match.group(1))):
+        if match and not pid_alive(int(match.group(1))):
             _remove(name)
             removed.append(name)
     return removed

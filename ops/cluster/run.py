@@ -21,7 +21,7 @@ from ops.cluster.nodes import (
     wait_for_or_none,
 )
 from ops.cluster.records import Kill, Record
-from ops.cluster.verdict import proxy_log_parse, verdict
+from ops.cluster.verdict import promise_key, proxy_log_parse, verdict
 
 DRAIN_LIMIT = 90.0
 # The outbox's stale limits are 10 minutes; the recovery looks that far (and a minute) ahead.
@@ -246,12 +246,21 @@ class Cluster(Site):
             )
             say(f"  failed: {a.request_id} {a.actor} {a.action} -> {a.status or 'no answer'} "
                 f"({since} from the web kill; proxy: {record.proxy.get(a.request_id)})")  # fmt: skip
+        copies: dict[str, list[str]] = {}
+        for d in record.deliveries:
+            copies.setdefault(promise_key(d.message_id) or "?", []).append(d.message_id)
+        for key, ids in sorted(copies.items()):
+            if len(ids) > 1:
+                same = "the same Message-ID" if len(set(ids)) == 1 else "different Message-IDs"
+                say(f"  {key}: {len(ids)} copies, {same}")
         say(f"  restarted web1 served {record.restarted_web_served} requests; restarted "
             f"worker1 ran {record.restarted_worker_tasks} tasks")  # fmt: skip
         say(f"  mail sink: {len(record.deliveries)} messages; load {timeline['load_seconds']:.0f} "
             f"s, whole run {time.monotonic() - self.t0:.0f} s")  # fmt: skip
 
-    def go(self) -> int:
+    def go(self) -> tuple[int, str]:
+        """The whole run; returns the exit status and the verdict line (printed last, once the
+        run has cleaned up)."""
         self.build()
         recorder = load.Recorder()
         timeline = self.drive(recorder)
@@ -261,8 +270,7 @@ class Cluster(Site):
         self.report(record, timeline)
         if not result.passed:
             self.dump_logs()
-        say(result.line())
-        return 0 if result.passed else 1
+        return (0 if result.passed else 1), result.line()
 
     def dump_logs(self) -> None:
         for process in self.net.processes:

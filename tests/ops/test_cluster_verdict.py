@@ -297,3 +297,20 @@ def test_out_of_range_options_stop_before_anything_is_made(args, capsys):
     assert stopped.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("usage:") or "error:" in err
+
+
+def test_a_later_run_removes_the_folders_of_dead_runs_but_not_kept_or_live_ones(tmp_path):
+    import os
+    import subprocess
+
+    from ops.cluster.cli import KEPT, leftover_folders
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = tmp_path / f"recall-cluster-{gone.pid}-abc"
+    kept = tmp_path / f"recall-cluster-{gone.pid}-def"
+    live = tmp_path / f"recall-cluster-{os.getpid()}-ghi"
+    for folder in (dead, kept, live):
+        folder.mkdir()
+    (kept / KEPT).touch()
+    assert leftover_folders(tmp_path) == [dead]
