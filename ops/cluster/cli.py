@@ -27,8 +27,9 @@ from glob import glob
 from pathlib import Path
 
 from ops.cluster.net import Network, pid_alive, remove_leftovers
-from ops.cluster.nodes import NODES, SUBNET, say
+from ops.cluster.nodes import NODES, say
 from ops.cluster.run import Cluster
+from ops.cluster.servers import SUBNET
 
 # The whole run, build to verdict, ends within five minutes whatever happens (the machine is shared).
 RUN_LIMIT = 300

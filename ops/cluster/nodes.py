@@ -18,9 +18,7 @@ from typing import Any
 from ops.cluster import servers
 from ops.cluster.net import Network, Process
 from ops.cluster.records import Delivery
-from ops.cluster.servers import SUBNET, WEB_NODES
-
-__all__ = ["SUBNET", "WEB_NODES"]
+from ops.cluster.servers import WEB_NODES
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -185,8 +183,13 @@ class Site:
         )
         with servers.connect_db(self.net, password=self.pg_password, dbname="postgres") as admin:
             admin.execute("CREATE DATABASE recall")
-        say(f"{self.elapsed()} PostgreSQL and Redis up; migrate and collectstatic on web1")
+        say(
+            f"{self.elapsed()} PostgreSQL and Redis up; deploy check, migrate, collectstatic on web1"
+        )
         python = str(VENV_BIN / "python")
+        self.release_step(
+            "check", [python, "manage.py", "check", "--deploy", "--fail-level", "WARNING"]
+        )
         self.release_step("migrate", [python, "manage.py", "migrate", "--no-input", "-v", "0"])
         self.release_step(
             "collectstatic", [python, "manage.py", "collectstatic", "--no-input", "-v", "0"]
