@@ -93,10 +93,10 @@ def _closed_loop(run: Run) -> ServingEstimate:
 
 
 def _static(run: Run, decode: ServingEstimate) -> tuple[float | None, float | None]:
-    """(aggregate, first token ms) of a static batch: one batched prefill of batch x prompt
-    tokens (every first token comes at its end), then output steps; aggregate = batch x output
+    """(aggregate, first token ms) of a static batch: one batched prefill of the batch's prompts
+    (a burst: every first token comes at its end), then output steps; aggregate = batch x output
     ÷ (prefill + output x step)."""
-    prefill = _estimate(run, batch=1, prompt=run.batch * run.prompt)
+    prefill = _estimate(run, batch=1, prompt=run.prompt, burst=run.batch)
     if decode.decode_tokens_per_s is None or prefill.time_to_first_token_ms is None:
         return None, None
     prefill_s = Fraction(str(prefill.time_to_first_token_ms)) / 1000 - FIRST_TOKEN_FIXED_S

@@ -159,6 +159,29 @@ def forward_tokens_per_s(
     return tensor_parallel * flops / (2 * count)
 
 
+def matmul_params(spec: ModelSpec | None, params: Fraction) -> Fraction:
+    """Parameters a token multiplies by: all of them less the input embedding, a lookup of one
+    row (Kaplan et al. 2020 count N without embeddings); a tied embedding is the LM head's matrix,
+    a matmul, and stays. A mixture of experts' active count already leaves the lookup out."""
+    if spec is None or not spec.vocab_size or spec.tie_word_embeddings or spec.active_params_b:
+        return params
+    lookup = spec.vocab_size * spec.hidden_size
+    return params - lookup if params > 2 * lookup else params
+
+
+def attention_flops_per_pair(spec: ModelSpec | None, n: int) -> Fraction:
+    """FLOPs per GPU for one query attending to one key over every layer: QK^T (2 x d_attn) and
+    the weighted sum of V (2 x d_attn), d_attn = heads x head dim, heads split over N GPUs. Over a
+    causal prompt of T tokens a token attends to T/2 keys on average: 2 x layers x T x d_attn
+    FLOPs a token (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", Table 1; the
+    PaLM paper's appendix B counts 6N + 12 x L x H x Q x T for training, 3x the forward's
+    2N + 4 x L x H x Q x T at full, non-causal attention). For Llama 3.1 8B (32 layers, d_attn
+    4,096) that is 13 % of 2 x parameters at 8k tokens and 53 % at 32k."""
+    if spec is None:
+        return Fraction(0)
+    return Fraction(4 * spec.layers * spec.attention_heads * spec.head_dim, n)
+
+
 def all_reduce_latency(acc: Accelerator | None, n: int) -> Fraction:
     """2 x ⌈log2 N⌉ steps of the link's latency; 0 on one device."""
     link = acc.interconnect if acc is not None and acc.interconnect else "pcie"
@@ -232,6 +255,9 @@ class DecodeModel:
     all_reduce_per_token: Fraction  # seconds per step for each streaming token, beyond latency
     all_reduce_fixed: Fraction  # latency of the step's all-reduces
     fixed: Fraction
+    # Attention's FLOPs per (query, key) pair per GPU in a prompt: QK^T and the weighted sum of V,
+    # 2 x d_attn each, per layer (4 x layers x heads x head dim ÷ N); 0 where the shape is unknown.
+    attention_flops: Fraction = Fraction(0)
 
     def weights_read(self, tokens: int) -> Fraction:
         if self.experts is None:
@@ -249,15 +275,17 @@ class DecodeModel:
         comms = self.all_reduce_fixed + batch * self.all_reduce_per_token
         return StepParts(read, read / self.bandwidth, compute, comms, self.fixed)
 
-    def prefill(self, prompt: int) -> StepParts:
-        """One forward pass over a prompt: the weights once, every prompt token's FLOPs."""
-        read = self.weights_read(prompt)
-        compute = (
-            prompt * self.flops_per_token / self.flops
-            if self.flops_per_token is not None and self.flops
-            else Fraction(0)
-        )
-        comms = self.all_reduce_fixed + prompt * self.all_reduce_per_token
+    def prefill(self, prompt: int, sequences: int = 1) -> StepParts:
+        """One forward pass over `sequences` prompts of `prompt` tokens: the weights once, every
+        token's matmul FLOPs, and each prompt's causal attention (token t attends to t keys:
+        prompt² ÷ 2 pairs; Kaplan et al. 2020, Table 1: 2 x n_layer x n_ctx x d_attn a token)."""
+        tokens = prompt * sequences
+        read = self.weights_read(tokens)
+        compute = Fraction(0)
+        if self.flops_per_token is not None and self.flops:
+            pairs = sequences * Fraction(prompt * prompt, 2)
+            compute = (tokens * self.flops_per_token + pairs * self.attention_flops) / self.flops
+        comms = self.all_reduce_fixed + tokens * self.all_reduce_per_token
         return StepParts(read, read / self.bandwidth, compute, comms, Fraction(0))
 
     def compute_bound_batch(self) -> int | None:
