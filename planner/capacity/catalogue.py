@@ -201,6 +201,7 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
             interconnect_gb_s=_opt_float(row, "interconnect_gb_s"),
             sms=_opt_int(row, "sms"),
             mig_listing_source=str(row.get("mig_listing_source", "")),
+            speed_class=str(row.get("speed_class", "")),
         )
         if acc.id in prices:
             acc = replace(acc, price_per_hour_usd=prices[acc.id])

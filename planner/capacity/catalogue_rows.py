@@ -53,6 +53,8 @@ class Accelerator:
     sms: int | None = None  # streaming multiprocessors: what a MIG profile's SMs are a share of
     # Where the MIG profiles' listed memory and SMs come from (an `nvidia-smi mig -lgip` listing).
     mig_listing_source: str = ""
+    # The speed model's efficiency class when it is not the kind's ("amd-gpu": fitted on ROCm runs).
+    speed_class: str = ""
 
     @property
     def has_mig(self) -> bool:

@@ -118,3 +118,44 @@ def test_the_hint_says_nothing_fits_only_when_int4_does_not() -> None:
     int4 = estimate_serving(ServingInputs(weight_precision="int4", **common))  # type: ignore[arg-type]
     assert not int4.fits and bf16.precision_that_fits is None
     assert any("No precision down to int4" in w.message for w in bf16.warnings)
+
+
+def test_the_new_rows_carry_their_own_figures_and_sources() -> None:
+    """MI300X (HBM3, Infinity Fabric, not PCIe), GH200 (96 GB HBM3) and a two-socket Xeon 6
+    whose compute is its own AMX rate, not the EPYC's fallback."""
+    mi300x, gh200, xeon = (CAT.accelerator(a) for a in ("mi300x", "gh200", "cpu-xeon6-2s"))
+    assert (mi300x.memory_gb, mi300x.memory_bandwidth_gb_s, mi300x.dense_bf16_tflops) == (
+        192,
+        5300,
+        1307.4,
+    )
+    assert mi300x.interconnect == "infinity-fabric" and not mi300x.has_mig
+    assert "amd.com" in mi300x.source
+    assert gh200.memory_gb == 96 and "NVLink-C2C" in gh200.source
+    # 2 sockets x 128 cores x 2.0 GHz x 1,024 AMX bf16 FLOPs a cycle; 12 MRDIMM-8800 channels each.
+    assert xeon.dense_bf16_tflops == pytest.approx(2 * 128 * 2.0e9 * 1024 / 1e12, abs=0.1)
+    assert xeon.dense_int8_tops == pytest.approx(2 * xeon.dense_bf16_tflops, abs=0.1)
+    assert xeon.memory_bandwidth_gb_s == pytest.approx(2 * 12 * 8800 * 8 / 1000)
+
+
+def test_mi300x_tensor_parallel_pays_infinity_fabric_not_pcie() -> None:
+    from planner.capacity.speed_model import ALL_REDUCE_STEP_LATENCY_S, all_reduce_latency
+
+    mi300x = CAT.accelerator("mi300x")
+    assert all_reduce_latency(mi300x, 8) == 6 * ALL_REDUCE_STEP_LATENCY_S["infinity-fabric"]
+    assert all_reduce_latency(mi300x, 8) < all_reduce_latency(CAT.accelerator("l40s"), 8)
+
+
+def test_a_xeon_6_server_computes_with_its_own_amx_figure() -> None:
+    """A 1,024-token prompt of Llama 3.3 70B at int8 takes seconds on the Xeon 6 server, not the
+    minutes the EPYC's 14.7 TFLOPS fallback would give."""
+    xeon, epyc = CAT.accelerator("cpu-xeon6-2s"), CAT.accelerator("cpu-server")
+    model = CAT.model("llama-3.3-70b")
+    common = {"model": model, "weight_precision": "int8", "users": 1, "prompt_tokens": 1024}
+    fast = estimate_serving(ServingInputs(accelerator=xeon, context_tokens=2048, **common))  # type: ignore[arg-type]
+    slow = estimate_serving(
+        ServingInputs(accelerator=epyc, context_tokens=2048, **common)  # type: ignore[arg-type]
+    )
+    assert fast.time_to_first_token_ms is not None and slow.time_to_first_token_ms is not None
+    assert 1_000 < fast.time_to_first_token_ms < 5_000
+    assert slow.time_to_first_token_ms > 4 * fast.time_to_first_token_ms

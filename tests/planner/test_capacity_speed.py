@@ -311,6 +311,21 @@ def test_the_published_check_rows_meet_the_target() -> None:
     assert hits / total >= TARGET_SHARE
 
 
+@pytest.mark.parametrize(("family", "rows"), [("gpu", 25), ("amd-gpu", 6), ("cpu-amx", 6)])
+def test_each_fitted_family_meets_the_target_on_its_own_check_rows(family: str, rows: int) -> None:
+    """NVIDIA, AMD MI300X and Xeon 6 runs are each checked on rows that set no constant."""
+    hits, total = check_share("check", family)
+    assert total >= rows
+    assert hits / total >= TARGET_SHARE
+
+
+def test_the_tpu_family_is_checked_too() -> None:
+    """JetStream's v5e rows: 3 of 4 check comparisons within (docs/speed-model.md says which
+    misses and why); the TPU constants are fitted, not set by hand."""
+    hits, total = check_share("check", "tpu")
+    assert total >= 4 and hits >= 3
+
+
 def test_prefill_counts_attention_beyond_two_flops_a_parameter() -> None:
     """Attention adds 2 × layers × prompt × d_attn FLOPs a prompt token (Kaplan et al. 2020):
     for Llama 3.1 8B 13 % of 2 × parameters at 8k tokens and 53 % at 32k, so a long prompt costs

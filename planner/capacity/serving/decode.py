@@ -64,7 +64,7 @@ def decode_model(
                 f"{num(sm.achieved_mfu(acc, precision), 2)} = {num(flops / 10**12)} TFLOPS",
             )
     per_token, latency = _all_reduce_terms(acc, shape, n, trail)
-    fixed = sm.DECODE_STEP_FIXED_S
+    fixed = sm.decode_step_fixed(acc)
     return sm.DecodeModel(
         dense,
         expert,
@@ -77,6 +77,7 @@ def decode_model(
         latency,
         fixed,
         attention,
+        sm.expert_read_share(acc),
     )
 
 
