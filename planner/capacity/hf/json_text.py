@@ -103,10 +103,18 @@ def _refuse_invalid(value: Any, field: str, path: str, depth: int) -> None:
         raise CapacityInputError(field, f"{path or '(top level)'}: {value.why}")
     if isinstance(value, dict):
         for key, item in value.items():
-            _refuse_invalid(item, field, f"{path}.{key}" if path else key, depth + 1)
+            shown = _shown_key(key)
+            _refuse_invalid(item, field, f"{path}.{shown}" if path else shown, depth + 1)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             _refuse_invalid(item, field, f"{path}[{i}]", depth + 1)
+
+
+def _shown_key(key: str) -> str:
+    """A key as an error message can name it: on one line and short (a hostile key is neither)."""
+    if key.isprintable() and len(key) <= 64:
+        return key
+    return json.dumps(key[:64])
 
 
 MISSING: Final = object()
