@@ -11,7 +11,11 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
+from planner.capstone.outbox import (
+    CapstoneEmail,
+    capstone_email_promise,
+    grade_change_email_promise,
+)
 from planner.capstone.rubric import rubric_max_points
 from planner.models import (
     CapstoneSubmission,
@@ -276,7 +280,8 @@ def grade_regrade(
     overall_feedback: str,
     now: datetime,
 ) -> Grade:
-    """Change a released grade: recorded (who, when, what changed) and the learner is emailed."""
+    """Change a released grade: recorded (who, when, what changed), and the learner is emailed
+    once the regrades stop (several regrades in a row: one email, of the final grade)."""
     with transaction.atomic():
         submission = _claimed_submission(grader=grader, submission_id=submission_id, now=now)
         grade = Grade.objects.select_related("submission").get(submission=submission)
@@ -294,5 +299,5 @@ def grade_regrade(
         _record(
             grade=grade, actor=grader, action=GradeChange.Action.REGRADED, changes=changes, now=now
         )
-        _promise_grade_email(grade=grade, kind=CapstoneEmail.Kind.GRADE_CHANGED, now=now)
+        grade_change_email_promise(grade=grade, now=now)
         return grade
