@@ -30,9 +30,11 @@ $(NODE_STAMP): package.json package-lock.json
 setup: $(STAMP)
 	@mkdir -p $(VAR_FOLDERS)
 
+# Both shipped courses, so every page, job and email meets more than one course.
 run: setup
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py import_course content/gpus-tpus-ai-hardware
+	$(PY) manage.py import_course content/serving-on-a-budget
 	$(PY) manage.py seed_workload_cards
 	$(PY) manage.py seed_demo
 	@$(MAKE) --no-print-directory run-processes
