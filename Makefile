@@ -9,7 +9,13 @@ NODE_STAMP := node_modules/.installed
 VAR_DIR ?= $(CURDIR)/var
 export VAR_DIR
 
-.PHONY: run serve test setup lint types pytest bench bench-tools clean lock cluster
+# `make run`'s one port: the printed URL, SITE_URL (the email links) and the web process (honcho
+# hands PORT to the Procfile's first process, `web`) all come from it. `PORT=8001 make run`.
+PORT ?= 8000
+SITE_URL ?= http://127.0.0.1:$(PORT)
+VAR_FOLDERS := $(addprefix $(VAR_DIR)/,mail celery/queue celery/processed celery/control cache static)
+
+.PHONY: run run-processes serve test setup lint types pytest bench bench-tools clean lock cluster
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $$(bin/find-python) -m venv $(VENV)
@@ -22,15 +28,25 @@ $(NODE_STAMP): package.json package-lock.json
 	@touch $(NODE_STAMP)
 
 setup: $(STAMP)
-	@mkdir -p $(addprefix $(VAR_DIR)/,mail celery/queue celery/processed celery/control cache static)
+	@mkdir -p $(VAR_FOLDERS)
 
+# Both shipped courses, so every page, job and email meets more than one course.
 run: setup
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py import_course content/gpus-tpus-ai-hardware
+	$(PY) manage.py import_course content/serving-on-a-budget
 	$(PY) manage.py seed_workload_cards
 	$(PY) manage.py seed_demo
-	@echo "Site: http://127.0.0.1:$${PORT:-8000}/   (mail lands in $(VAR_DIR)/mail/ unless EMAIL_URL is set)"
-	SITE_URL=$${SITE_URL:-http://127.0.0.1:$${PORT:-8000}} PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile
+	@$(MAKE) --no-print-directory run-processes
+
+# The site, its worker and beat on PORT (tests/ops/test_make_run.py starts this very target).
+# honcho's -p gives the web process PORT (the worker PORT+100, beat PORT+200: unused).
+run-processes:
+	@[[ "$(PORT)" =~ ^[0-9]{4,5}$$ ]] && (( $(PORT) >= 1024 && $(PORT) <= 65335 )) \
+		|| { echo "PORT must be a whole number from 1024 to 65335, not '$(PORT)'" >&2; exit 2; }
+	@mkdir -p $(VAR_FOLDERS)
+	@echo "Site: $(SITE_URL)/   (mail lands in $(VAR_DIR)/mail/ unless EMAIL_URL is set)"
+	SITE_URL=$(SITE_URL) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/honcho start -f Procfile -p $(PORT)
 
 # Production on one machine: the same code with production values (DJANGO_ENV=production,
 # SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, REDIS_URL, EMAIL_URL), gunicorn behind your proxy,

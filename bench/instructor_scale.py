@@ -4,10 +4,11 @@
         .venv/bin/python bench/instructor_scale.py [--sizes 1000,10000,100000] [--runs 7] [--keep]
 
 For each size a throwaway database `<BENCH_DB_PREFIX>_scale_<size>_<pid>_<time>` (dropped
-afterwards unless --keep) is seeded by COPY with the shipped course, that many enrolled learners
-(about 24 recall schedules and 120 review logs each over half a year), a heavy learner with
-50,000 logs, capstone submissions from half of them (some graded, released or claimed) and
-today's digests. Each size runs in its own process. Then, through Django's test client as the
+afterwards unless --keep) is seeded by COPY with two courses (the shipped course and a bench
+course of 40 items: more items than the rollup's batch of 64, so a learner's day spans batches),
+that many learners enrolled in both (about 24 recall schedules of the first and 8 of the second,
+some 160 review logs each over half a year), a heavy learner with 50,000 logs over both courses,
+capstone submissions from half of them (some graded, released or claimed) and today's digests. Each size runs in its own process. Then, through Django's test client as the
 course's instructor, each page's p50 and p95 over --runs (after one warm-up) and its query
 count; the grades CSV's peak Python memory; the review rollup's first (catch-up) and steady
 run; the nightly parameter training (wall time and peak RSS of a child process). Each page's
@@ -38,6 +39,10 @@ from _bench_db import ROOT, drop_database, unique_database_name, use_throwaway_d
 
 REAL_COURSE = "content/gpus-tpus-ai-hardware"
 SCHEDULES_PER_LEARNER = 24
+# The second course: generated items (the shipped second course has only six), and how many of
+# them each learner remembers.
+BENCH_COURSE_ITEMS = 40
+SECOND_COURSE_SCHEDULES = 8
 HEAVY_LOGS = 50_000
 SPAN_DAYS = 180
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -119,13 +124,19 @@ def seed(learners: int) -> dict[str, Any]:
     started = time.perf_counter()
     call_command("import_course", str(ROOT / REAL_COURSE), verbosity=0)
     course = Course.objects.get()
+    second = _bench_course()
     item_ids = list(
         QuizItem.objects.filter(lesson__module__course=course).values_list("pk", flat=True)
     )
+    second_ids = list(
+        QuizItem.objects.filter(lesson__module__course=second).values_list("pk", flat=True)
+    )
+    course_of = {**dict.fromkeys(item_ids, course.pk), **dict.fromkeys(second_ids, second.pk)}
     rng = random.Random(learners)
     teacher = User.objects.create_user(email="teacher@bench.local", password="x")
     user_make_instructor(user=teacher)
-    Enrollment.objects.create(course=course, user=teacher, role=Enrollment.Role.INSTRUCTOR)
+    for taught in (course, second):
+        Enrollment.objects.create(course=taught, user=teacher, role=Enrollment.Role.INSTRUCTOR)
     assert Group.objects.exists()
     _copy_model(
         User,
@@ -141,17 +152,18 @@ def seed(learners: int) -> dict[str, Any]:
     heavy = user_ids[0]
     _copy_model(
         Enrollment,
-        ({"course_id": course.pk, "user_id": uid, "role": "learner", "enrolled_at": NOW}
-         for uid in user_ids),
+        ({"course_id": c.pk, "user_id": uid, "role": "learner", "enrolled_at": NOW}
+         for uid in user_ids for c in (course, second)),
     )  # fmt: skip
 
     schedules: list[tuple[int, int, list[tuple[datetime, int, int, int]]]] = []
     for uid in user_ids:
         if uid == heavy:
-            # Two years of daily reviews of every item: 50,000 logs in all.
-            per_item = HEAVY_LOGS // len(item_ids) + 1
+            # Two years of daily reviews of every item of both courses: 50,000 logs in all.
+            every = item_ids + second_ids
+            per_item = HEAVY_LOGS // len(every) + 1
             step = timedelta(days=720) / per_item
-            for item in item_ids:
+            for item in every:
                 start = NOW - timedelta(days=720, minutes=rng.randint(0, 600))
                 history = [
                     (start + step * k, 1 if rng.random() < 0.1 else 3, 2, max(step.days, 1))
@@ -159,7 +171,9 @@ def seed(learners: int) -> dict[str, Any]:
                 ]
                 schedules.append((uid, item, history))
             continue
-        for item in rng.sample(item_ids, min(SCHEDULES_PER_LEARNER, len(item_ids))):
+        remembered = rng.sample(item_ids, min(SCHEDULES_PER_LEARNER, len(item_ids)))
+        remembered += rng.sample(second_ids, SECOND_COURSE_SCHEDULES)
+        for item in remembered:
             n = min(1 + int(rng.expovariate(1 / 4.0)), 30)
             start = NOW - timedelta(days=rng.uniform(1, SPAN_DAYS))
             schedules.append((uid, item, _history(rng, n, start)))
@@ -171,7 +185,7 @@ def seed(learners: int) -> dict[str, Any]:
             lapses = sum(1 for _, r, s, _ in history if r == 1 and s == 2)
             due = last + timedelta(days=max(days, 1))
             yield (
-                f"{uid}\t{item}\t{course.pk}\t2\t\\N\t{max(days, 1) * 1.0}\t5.0\t{due.isoformat()}\t"
+                f"{uid}\t{item}\t{course_of[item]}\t2\t\\N\t{max(days, 1) * 1.0}\t5.0\t{due.isoformat()}\t"
                 f"{last.isoformat()}\t{len(history)}\t{lapses}\t"
                 f"00000000-0000-4000-8000-{len(history):04x}{uid:08x}\tf\t{last.isoformat()}\t"
                 f"{last.isoformat()}\n"
@@ -264,9 +278,34 @@ def seed(learners: int) -> dict[str, Any]:
         "logs": logs,
         "submissions": len(submission_ids),
         "course": course.slug,
+        "second_course": second.slug,
+        "items": len(course_of),
         "teacher": teacher.pk,
         "heavy": heavy,
     }
+
+
+def _bench_course() -> Any:
+    """The second course: one lesson of BENCH_COURSE_ITEMS free-recall items, labelled as the
+    bench's own."""
+    from courses.models import Course, Lesson, Module
+    from quizzes.models import QuizItem
+
+    second = Course.objects.create(
+        slug="bench-second-course", title="Bench second course", summary="Generated by the bench.",
+        is_published=True,
+    )  # fmt: skip
+    module = Module.objects.create(course=second, slug="bench", title="Bench", position=1)
+    lesson = Lesson.objects.create(
+        module=module, slug="bench-lesson", title="Bench lesson", position=1,
+        objective="Bench.", body_markdown="x", body_html="<p>x</p>",
+    )  # fmt: skip
+    QuizItem.objects.bulk_create(
+        QuizItem(lesson=lesson, key=f"bench-{n}", kind=QuizItem.Kind.FREE_RECALL, position=n,
+                 prompt=f"Bench prompt {n}?", model_answer="An answer.")
+        for n in range(1, BENCH_COURSE_ITEMS + 1)
+    )  # fmt: skip
+    return second
 
 
 # ---------------------------------------------------------------- measuring
@@ -339,9 +378,12 @@ def _in_child(target: str, course_slug: str) -> dict[str, float]:
         "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1];"
         "print(time.perf_counter() - t, hwm)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, check=True
-    ).stdout.split()
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the job failed:\n{done.stderr[-3000:]}")
+    out = done.stdout.split()
     return {"seconds": float(out[-2]), "peak_mib": int(out[-1]) / 1024}
 
 
@@ -367,7 +409,8 @@ def _measure(learners: int, runs: int) -> dict[str, Any]:
     setup_test_environment()  # the test client's response.context, and "testserver" allowed
     seeded = seed(learners)
     print(f"  seeded {learners} learners in {seeded['seed_s']:.0f} s "
-          f"({seeded['schedules']} schedules, {seeded['logs']} logs)", flush=True)  # fmt: skip
+          f"({seeded['schedules']} schedules, {seeded['logs']} logs, two courses of "
+          f"{seeded['items']} items)", flush=True)  # fmt: skip
     result: dict[str, Any] = {"seed": seeded, "pages": {}, "jobs": {}}
     started = time.perf_counter()
     review_rollups_refresh(now=timezone.now())
@@ -375,6 +418,14 @@ def _measure(learners: int, runs: int) -> dict[str, Any]:
     started = time.perf_counter()
     review_rollups_refresh(now=timezone.now())
     result["jobs"]["rollup, steady run"] = {"seconds": time.perf_counter() - started}
+    from quizzes.models import LearnerDayRollup, ReviewRollupWatermark
+
+    # The rollup ran (two courses, learners in both) and the pages read it from here on.
+    assert ReviewRollupWatermark.objects.get(pk=1).rolled_up_to is not None
+    print(f"  rollup: {LearnerDayRollup.objects.count():,} learner-days, "
+          f"first run {result['jobs']['rollup, first run (catch-up)']['seconds']:.1f} s, "
+          f"steady run {result['jobs']['rollup, steady run']['seconds']:.1f} s",
+          flush=True)  # fmt: skip
 
     slug = seeded["course"]
     teacher = User.objects.get(pk=seeded["teacher"])
@@ -423,10 +474,22 @@ def _measure(learners: int, runs: int) -> dict[str, Any]:
     page["reviewlog_seq_scan"] |= "Seq Scan on quizzes_reviewlog" in plan
     if ms > page["slowest_ms"]:
         page.update(slowest_ms=ms, slowest_sql=str(days.query)[:400], plan=plan)
-    # The same-run reference: a learner's page, which reads only that learner's rows.
+    # The same-run references: a light learner's statistics (the heavy learner's page should
+    # cost what this one does) and dashboard, which read only that learner's rows.
     plain = Client()
     plain.force_login(User.objects.get(email="learner7@bench.local"))
+    result["pages"]["reference: a light learner's statistics"] = _page(
+        plain, reverse("quizzes:stats"), runs
+    )
     result["pages"]["reference: a learner's dashboard"] = _page(plain, reverse("dashboard"), runs)
+    heavy_page = result["pages"]["heavy learner's statistics"]
+    light_page = result["pages"]["reference: a light learner's statistics"]
+    print(
+        f"  heavy learner's statistics (50,000 logs, two courses): p50 "
+        f"{heavy_page['p50'] * 1000:.0f} ms, p95 {heavy_page['p95'] * 1000:.0f} ms; a light "
+        f"learner's: p50 {light_page['p50'] * 1000:.0f} ms (target: heavy <= 500 ms)",
+        flush=True,
+    )
 
     first_bytes = []
     for _ in range(runs):

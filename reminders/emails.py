@@ -118,7 +118,7 @@ _TOKEN_RE = re.compile(r"[A-Za-z0-9_:\-]+")
 
 @dataclass(frozen=True)
 class _Shape:
-    """One (item, due count, language)'s rendering, split at the slots: even places literal text,
+    """One (item, due count, counts per course, language)'s rendering, split at the slots: even places literal text,
     odd places slot names. `subject_fixed` is the subject when it has no slot."""
 
     subject: list[str]
@@ -151,7 +151,7 @@ class DigestRenderer:
         self.html = get_template("reminders/email/digest.html")
         self.review_url = review_session_url()
         self.preferences_url = absolute_url(reverse("preferences"))
-        self.shapes: dict[tuple[object, int, str | None], _Shape] = {}
+        self.shapes: dict[tuple[object, int, tuple[tuple[str, int], ...], str | None], _Shape] = {}
         self.prompt_link = self._link("reminders:prompt")
         self.unsubscribe_link = self._link("reminders:unsubscribe")
 
@@ -171,12 +171,13 @@ class DigestRenderer:
         assert schedule is not None
         calculated = getattr(schedule.item, "kind", "") == "calculated"
         owner: object = ("schedule", schedule.pk) if calculated else schedule.item_id
-        key = (owner, content.due_count, get_language())
+        key = (owner, content.due_count, content.courses, get_language())
         shape = self.shapes.get(key)
         if shape is None:
             context = {
                 "name": f"{_MARK}name{_MARK}",
                 "due_count": content.due_count,
+                "courses": content.courses,
                 "schedule": schedule,
                 "item": schedule.item,
                 "prompt_url": f"{_MARK}prompt_url{_MARK}",

@@ -10,7 +10,7 @@ went out is `ambiguous` (possibly delivered) and never sent again.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -40,7 +40,14 @@ RETRY_GRACE = timedelta(seconds=30)
 class ScanResult:
     created: int
     requeued: int
-    enqueued_ids: list[int]
+    enqueued_ids: list[int]  # the digests whose sends the scan asked for
+    # Of those, the ones the broker refused (left to the sweep); filled as each range commits,
+    # so complete when the scan ran outside a transaction (the command, the beat task).
+    not_enqueued_ids: list[int] = field(default_factory=list)
+
+    @property
+    def enqueued(self) -> int:
+        return len(set(self.enqueued_ids) - set(self.not_enqueued_ids))
 
 
 @dataclass(frozen=True)

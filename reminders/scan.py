@@ -175,6 +175,7 @@ def digests_scan(*, now: datetime) -> ScanResult:
     sends enqueued once it commits; then re-enqueue lost or failed sends worth another try."""
     slots = digest_slots(now=now)
     created: list[int] = []
+    refused: list[int] = []
     deadline = time.monotonic() + SCAN_BUDGET_SECONDS
     if slots:
         for learners in _learner_ranges():
@@ -184,14 +185,21 @@ def digests_scan(*, now: datetime) -> ScanResult:
             with transaction.atomic():
                 ids = _digests_insert(now=now, slots=slots, learners=learners)
                 if ids:
-                    transaction.on_commit(partial(digests_enqueue, digest_ids=ids))
+                    transaction.on_commit(partial(_enqueue, digest_ids=ids, refused=refused))
             created += ids
-    requeue = digests_sweep(now=now)
+    requeue = digests_sweep(now=now, refused=refused)
     return ScanResult(
         created=len(created),
         requeued=requeue.total,
         enqueued_ids=sorted(set(created) | set(requeue.digest_ids)),
+        not_enqueued_ids=refused,
     )
+
+
+def _enqueue(*, digest_ids: list[int], refused: list[int]) -> None:
+    """Enqueue the sends, noting in `refused` the ids the broker did not take."""
+    if not digests_enqueue(digest_ids=digest_ids):
+        refused += digest_ids
 
 
 def digest_chunks(digest_ids: list[int]) -> Iterator[list[int]]:
@@ -242,12 +250,14 @@ def _publish_sends(
         )
 
 
-def digests_sweep(*, now: datetime) -> RequeueResult:
-    """Re-enqueue the digests whose retry is due and those whose send was lost."""
+def digests_sweep(*, now: datetime, refused: list[int] | None = None) -> RequeueResult:
+    """Re-enqueue the digests whose retry is due and those whose send was lost (the ids the
+    broker refuses are added to `refused`, if given)."""
     with transaction.atomic():
         result = digests_requeue(now=now)
         if result.digest_ids:
-            transaction.on_commit(partial(digests_enqueue, digest_ids=result.digest_ids))
+            noted = refused if refused is not None else []
+            transaction.on_commit(partial(_enqueue, digest_ids=result.digest_ids, refused=noted))
     return result
 
 

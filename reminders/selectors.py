@@ -16,6 +16,8 @@ from django.db import connection
 from django.db.models import (
     Count,
     F,
+    Max,
+    Min,
     OuterRef,
     Q,
     QuerySet,
@@ -48,6 +50,8 @@ class DigestSlot:
 class DigestContent:
     due_count: int
     first_schedule: RecallSchedule | None
+    # (course title, items due) by title, when the items due are of more than one course.
+    courses: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,29 +130,48 @@ def digest_slots(*, now: datetime) -> list[DigestSlot]:
 
 
 def digests_content_for(*, learner_ids: list[int], now: datetime) -> dict[int, DigestContent]:
-    """What each learner's digest shows at send time: the count due and the earliest-due recall
-    schedule with its item and choices. For a whole chunk of learners: two queries on
-    PostgreSQL (each learner's first schedule with the count beside it, then the choices), three
-    elsewhere."""
+    """What each learner's digest shows at send time: the count due (per course, when more than
+    one has items due) and the earliest-due recall schedule with its item and choices. For a
+    whole chunk of learners: two queries on PostgreSQL (each learner's first schedule with the
+    count beside it, then the choices; a third when some learner has items due in two courses),
+    three elsewhere."""
     due = RecallSchedule.objects.filter(
         learner_id__in=learner_ids, due__lte=now, suspended=False, reps__gt=0
     )
+    per_course: dict[int, list[tuple[str, int]]] = {}
     if connection.vendor == "postgresql":
-        # The window counts a learner's due rows before DISTINCT ON keeps the first of them.
+        # The windows count a learner's due rows, and tell whether they span courses, before
+        # DISTINCT ON keeps the first of them.
+        learner = [F("learner_id")]
         first_rows = (
-            due.annotate(due_total=Window(Count("id"), partition_by=[F("learner_id")]))
+            due.annotate(
+                due_total=Window(Count("id"), partition_by=learner),
+                first_course=Window(Min("course_id"), partition_by=learner),
+                last_course=Window(Max("course_id"), partition_by=learner),
+            )
             .order_by("learner_id", "due", "id")
             .distinct("learner_id")
         )
         firsts = {s.learner_id: s for s in _with_items(first_rows)}
         counts = {lid: s.due_total for lid, s in firsts.items()}  # type: ignore[attr-defined]
+        several = [
+            lid
+            for lid, s in firsts.items()
+            if s.first_course != s.last_course  # type: ignore[attr-defined]
+        ]
+        if several:
+            rows = due.filter(learner_id__in=several).order_by()
+            for lid, title, n in rows.values_list("learner_id", "course__title").annotate(
+                n=Count("id")
+            ):
+                per_course.setdefault(lid, []).append((title, n))
     else:
-        counts = dict(
-            due.order_by()
-            .values("learner_id")
-            .annotate(n=Count("id"))
-            .values_list("learner_id", "n")
-        )
+        counts = {}
+        for lid, title, n in (
+            due.order_by().values_list("learner_id", "course__title").annotate(n=Count("id"))
+        ):
+            counts[lid] = counts.get(lid, 0) + n
+            per_course.setdefault(lid, []).append((title, n))
         earliest = due.filter(learner=OuterRef("pk")).order_by("due", "id")
         first_ids = (
             User.objects.filter(id__in=list(counts))
@@ -162,6 +185,9 @@ def digests_content_for(*, learner_ids: list[int], now: datetime) -> dict[int, D
         learner_id: DigestContent(
             due_count=counts[learner_id] if learner_id in firsts else 0,
             first_schedule=firsts.get(learner_id),
+            courses=tuple(sorted(per_course.get(learner_id, [])))
+            if len(per_course.get(learner_id, [])) > 1
+            else (),
         )
         for learner_id in learner_ids
     }

@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 @shared_task(name="reminders.tasks.reminders_scan", queue="default", ignore_result=True)
 def reminders_scan() -> int:
     """Beat's periodic scan: returns how many digests it enqueued."""
-    return len(digests_scan(now=timezone.now()).enqueued_ids)
+    return digests_scan(now=timezone.now()).enqueued
 
 
 @shared_task(name="reminders.tasks.outbox_sweep", queue="default", ignore_result=True)

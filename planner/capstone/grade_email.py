@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.mail import EmailMessage, mailers, make_msgid
+from django.core.mail import EmailMessage, mailers
 from django.template.loader import render_to_string
 from django.urls import reverse
 
@@ -25,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 _TEMPLATES = {
     CapstoneEmail.Kind.GRADE_RELEASED: "planner/email/grade_released",
-    CapstoneEmail.Kind.GRADE_CHANGED: "planner/email/grade_released",
+    CapstoneEmail.Kind.GRADE_CHANGED: "planner/email/grade_changed",
     CapstoneEmail.Kind.RESUBMISSION_RECEIVED: "planner/email/resubmission_received",
 }
 
@@ -51,13 +50,10 @@ def capstone_email_message(email: CapstoneEmail) -> EmailMessage | None:
     template = _TEMPLATES[CapstoneEmail.Kind(email.kind)]
     subject = " ".join(render_to_string(f"{template}_subject.txt", context).split())
     body = render_to_string(f"{template}.txt", context)
-    # Kept on the row: a resend after a lost answer carries the same Message-ID.
-    message_id = email.message_id or make_msgid(
-        idstring=f"capstone{email.pk}", domain=urlsplit(settings.SITE_URL).hostname or "localhost"
-    )
-    return EmailMessage(
-        subject, body, to=[submission.learner.email], headers={"Message-ID": message_id}
-    )
+    # Stored on the row at its claim: every send of the row carries the same Message-ID (a row
+    # not yet claimed, shown to nobody, gets Django's own).
+    headers = {"Message-ID": email.message_id} if email.message_id else {}
+    return EmailMessage(subject, body, to=[submission.learner.email], headers=headers)
 
 
 def capstone_email_send(*, email_id: int, now: datetime) -> CapstoneEmail | None:
@@ -92,6 +88,6 @@ def capstone_email_send(*, email_id: int, now: datetime) -> CapstoneEmail | None
             backend.close()
         except Exception:
             logger.warning("could not close the mail connection cleanly", exc_info=True)
-    capstone_email_sent(email=email, message_id=message.extra_headers["Message-ID"], now=now)
+    capstone_email_sent(email=email, now=now)
     email.status = CapstoneEmail.Status.SENT
     return email

@@ -11,7 +11,11 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
+from planner.capstone.outbox import (
+    CapstoneEmail,
+    capstone_email_promise,
+    grade_change_email_promise,
+)
 from planner.capstone.rubric import rubric_max_points
 from planner.models import (
     CapstoneSubmission,
@@ -177,11 +181,6 @@ def _record(
     GradeChange.objects.create(grade=grade, actor=actor, action=action, changes=changes, at=now)
 
 
-def _promise_grade_email(*, grade: Grade, kind: str, now: datetime) -> None:
-    """The learner's email, promised in the grading action's transaction (the outbox sends it)."""
-    capstone_email_promise(kind=kind, submission=grade.submission, grade=grade, now=now)
-
-
 def grade_save_draft(
     *,
     grader: User,
@@ -264,7 +263,9 @@ def grade_release(
             now=now,
         )
         GradingClaim.objects.filter(submission=submission).delete()
-        _promise_grade_email(grade=grade, kind=CapstoneEmail.Kind.GRADE_RELEASED, now=now)
+        capstone_email_promise(
+            kind=CapstoneEmail.Kind.GRADE_RELEASED, submission=submission, grade=grade, now=now
+        )
         return grade
 
 
@@ -276,7 +277,7 @@ def grade_regrade(
     overall_feedback: str,
     now: datetime,
 ) -> Grade:
-    """Change a released grade: recorded (who, when, what changed) and the learner is emailed."""
+    """Change a released grade: recorded; the learner is emailed once the regrades stop."""
     with transaction.atomic():
         submission = _claimed_submission(grader=grader, submission_id=submission_id, now=now)
         grade = Grade.objects.select_related("submission").get(submission=submission)
@@ -294,5 +295,5 @@ def grade_regrade(
         _record(
             grade=grade, actor=grader, action=GradeChange.Action.REGRADED, changes=changes, now=now
         )
-        _promise_grade_email(grade=grade, kind=CapstoneEmail.Kind.GRADE_CHANGED, now=now)
+        grade_change_email_promise(grade=grade, now=now)
         return grade

@@ -11,7 +11,10 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 from functools import partial
+from urllib.parse import urlsplit
 
+from django.conf import settings
+from django.core.mail import make_msgid
 from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -30,6 +33,9 @@ UNTAKEN_AFTER = timedelta(seconds=30)
 # Longer than the send task's hard time limit: a row still `sending` then was left by a dead
 # worker (the resend carries the same Message-ID).
 SENDING_STALE_AFTER = timedelta(minutes=10)
+# A regrade's email waits this long after the latest regrade of the grade: a grader correcting
+# a slip in quick saves sends one "grade changed" email for the final state, not one per save.
+GRADE_CHANGE_QUIET = timedelta(seconds=60)
 
 
 class CapstoneEmail(models.Model):
@@ -60,6 +66,8 @@ class CapstoneEmail(models.Model):
     last_error = models.TextField(blank=True)
     # Pending or failed for now: enqueued by the sweep from this moment (null: nothing to do).
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # Not sent before this moment (a regrade's quiet period; each later regrade moves it on).
+    quiet_until = models.DateTimeField(null=True, blank=True)
     failing_since = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField(auto_now=True)
@@ -99,6 +107,40 @@ def capstone_email_promise(
     return email
 
 
+def grade_change_email_promise(*, grade: Grade, now: datetime) -> CapstoneEmail:
+    """Promise the learner an email about their regraded grade, once the regrades stop: an
+    email of this grade not yet taken by a sender (the release's, or an earlier regrade's) will
+    show the grade as it is when sent, so it carries this change too (a regrade's is put off
+    for GRADE_CHANGE_QUIET again); otherwise a new row, sent after GRADE_CHANGE_QUIET. Call in
+    the regrade's transaction."""
+    waiting = (
+        CapstoneEmail.objects.select_for_update()
+        .filter(
+            grade=grade,
+            status=Status.PENDING,
+            kind__in=[CapstoneEmail.Kind.GRADE_RELEASED, CapstoneEmail.Kind.GRADE_CHANGED],
+        )
+        .order_by("-created_at")
+        .first()
+    )
+    quiet_until = now + GRADE_CHANGE_QUIET
+    if waiting is not None and waiting.kind == CapstoneEmail.Kind.GRADE_RELEASED:
+        return waiting
+    if waiting is None:
+        waiting = CapstoneEmail(
+            kind=CapstoneEmail.Kind.GRADE_CHANGED,
+            submission=grade.submission,
+            grade=grade,
+            created_at=now,
+        )
+    waiting.quiet_until = quiet_until
+    # The sweep's fallback, should the send due at the quiet period's end be lost.
+    waiting.next_attempt_at = quiet_until + UNTAKEN_AFTER
+    waiting.save()
+    transaction.on_commit(partial(capstone_emails_enqueue, email_ids=[waiting.pk], eta=quiet_until))
+    return waiting
+
+
 def capstone_emails_enqueue(*, email_ids: list[int], eta: datetime | None = None) -> bool:
     """One send task per email on the `email` queue; False if the broker refused (the rows
     wait for the sweep)."""
@@ -127,6 +169,8 @@ def capstone_email_claim(*, email_id: int, now: datetime) -> CapstoneEmail | Non
             .filter(
                 Q(status=Status.PENDING) | Q(status=Status.FAILED, next_attempt_at__isnull=False)
             )
+            # A regrade's email in its quiet period: the send due at its end takes it.
+            .exclude(quiet_until__gt=now)
             .first()
         )
         if email is None:
@@ -134,14 +178,22 @@ def capstone_email_claim(*, email_id: int, now: datetime) -> CapstoneEmail | Non
         email.status = Status.SENDING
         email.attempts += 1
         email.next_attempt_at = None
-        email.save(update_fields=["status", "attempts", "next_attempt_at", "updated_at"])
+        # Fixed before the first send, as a digest's is: a resend after a sender died between
+        # the server's acceptance and the row's update carries the same Message-ID, so mail
+        # clients fold the one duplicate the outbox allows.
+        email.message_id = email.message_id or make_msgid(
+            idstring=f"capstone{email.pk}",
+            domain=urlsplit(settings.SITE_URL).hostname or "localhost",
+        )
+        email.save(
+            update_fields=["status", "attempts", "next_attempt_at", "message_id", "updated_at"]
+        )
     return email
 
 
-def capstone_email_sent(*, email: CapstoneEmail, message_id: str, now: datetime) -> None:
+def capstone_email_sent(*, email: CapstoneEmail, now: datetime) -> None:
     CapstoneEmail.objects.filter(pk=email.pk, status=Status.SENDING).update(
         status=Status.SENT,
-        message_id=message_id,
         sent_at=now,
         last_error="",
         failing_since=None,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Max, OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from accounts.models import User
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
@@ -87,19 +87,19 @@ class ReviewedItems:
 
 
 def _reviewed_items_queryset(*, learner_id: int, limit: int) -> QuerySet[Any]:
-    # Grouped by schedule (one per item for its learner) and sorted before the prompt is read,
-    # so only the rows kept are joined to their item. A log's schedule is its learner's: the
-    # schedules are read through the (learner, item) index, the logs through (learner, time).
+    # The schedule's own last_review is its latest kept review (an undo puts back the one
+    # before), so the learner's schedules alone answer, one row per item: a heavy learner's
+    # 50,000 logs are not read (a MAX over them took 1.5 s, issue 39). Sorted before the
+    # prompt is read, so only the rows kept are joined to their item.
     return (
-        RecallSchedule.objects.filter(learner_id=learner_id, logs__learner_id=learner_id)
+        RecallSchedule.objects.filter(learner_id=learner_id, last_review__isnull=False)
         .annotate(
-            last=Max("logs__reviewed_at"),
             prompt=Subquery(
                 QuizItem.objects.filter(pk=OuterRef("item_id")).order_by().values("prompt")
             ),
         )
-        .order_by("-suspended", "-last", "item_id")
-        .values_list("item_id", "prompt", "last", "lapses", "suspended")[:limit]
+        .order_by("-suspended", "-last_review", "item_id")
+        .values_list("item_id", "prompt", "last_review", "lapses", "suspended")[:limit]
     )
 
 

@@ -57,6 +57,8 @@ CATCH_UP = timedelta(days=14)
 # Windows one run takes on before leaving the rest to the next (the task's soft limit is 240 s).
 CATCH_UP_BUDGET_S = 150.0
 # Items per statement: the (item, reviewed_at) index is read per item, bounded per statement.
+# A learner's day spans batches (and courses), so its row is an upsert that adds each batch's
+# counts (`_add_select`): one row per (learner, day) whatever the batching.
 ITEM_BATCH = 64
 
 _IN_REVIEW = Q(state_before__state=RecallSchedule.State.REVIEW)
@@ -88,6 +90,22 @@ def _insert_select(model: type, columns: list[str], query: QuerySet[Any]) -> int
     table = model._meta.db_table  # type: ignore[attr-defined]
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO {table} ({', '.join(columns)}) {sql}", params)
+        return max(cursor.rowcount, 0)
+
+
+def _add_select(model: type, key: list[str], columns: list[str], query: QuerySet[Any]) -> int:
+    """INSERT ... SELECT whose rows add their counts to a row already there with the same key
+    (ON CONFLICT ... DO UPDATE, PostgreSQL 9.5+ and SQLite 3.24+ alike)."""
+    sql, params = query.query.sql_with_params()
+    table = model._meta.db_table  # type: ignore[attr-defined]
+    added = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in columns if c not in key)
+    # SQLite reads an ON after a bare FROM as a join's: the grouped SELECT ends in GROUP BY.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) {sql} "
+            f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {added}",
+            params,
+        )
         return max(cursor.rowcount, 0)
 
 
@@ -184,7 +202,7 @@ def _rollup_window(*, now: datetime) -> RollupRun:
         else:
             first = _first_review_at()
             upto = now if first is None else min(now, first + CATCH_UP)
-        item_rows = learner_rows = 0
+        item_rows = 0
         if item_cut is None:
             ItemDayRollup.objects.all().delete()
             LearnerDayRollup.objects.all().delete()
@@ -198,11 +216,13 @@ def _rollup_window(*, now: datetime) -> RollupRun:
                 ItemDayRollup, _ITEM_COLUMNS, _item_days(item_ids, since, upto)
             )
             for zone in zones:
-                learner_rows += _insert_select(
+                _add_select(
                     LearnerDayRollup,
+                    ["learner_id", "day"],
                     _LEARNER_COLUMNS,
                     _learner_days(item_ids, learner_since, upto, zone, learner_cut or date.min),
                 )
+        learner_rows = LearnerDayRollup.objects.filter(day__gte=learner_cut or date.min).count()
         # Counted afresh in every window: readers take them once there is a watermark.
         ItemScheduleCounts.objects.all().delete()
         counted = _insert_select(

@@ -113,3 +113,18 @@ def test_training_on_nothing_long_term_is_refused() -> None:
     ]
     with pytest.raises(opt.NotEnoughReviews):
         opt.train([s.item for s in opt.samples_from_histories(same_day)])
+
+
+def test_a_set_fsrs_rs_finds_too_small_is_not_enough_reviews() -> None:
+    """Every card reviewed three times or more and none exactly twice: fsrs-rs has nothing to
+    pre-train its first stabilities on and refuses ("NotEnoughData"). The scope is skipped like
+    any other without enough reviews, so the nightly job goes on to the course's next scope
+    (the instructor-scale bench's heavy learner in two courses met it)."""
+    import fsrs_rs_python as rs
+
+    from quizzes import fsrs_optimizer
+
+    reviews = [rs.FSRSReview(3, 0)] + [rs.FSRSReview(3, 1) for _ in range(20)]
+    items = [rs.FSRSItem(reviews[:n]) for n in range(3, len(reviews) + 1)]
+    with pytest.raises(fsrs_optimizer.NotEnoughReviews):
+        fsrs_optimizer.train(items)

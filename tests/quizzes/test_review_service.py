@@ -274,3 +274,26 @@ def test_a_grade_writes_every_changed_field_of_its_schedule(learner) -> None:  #
         before.created_at,
         False,
     )
+
+
+def test_the_schedules_last_review_is_its_latest_kept_log(learner):
+    """What the statistics' "last reviewed" reads instead of the logs: after each grade the
+    schedule's last review is that grade's time; after an undo, the grade before's."""
+    c = course_with_items(learner=learner)
+    schedule_start(learner=learner, item=c.recall, card_token=uuid.uuid4(), rating=3, now=T0)
+    schedule = RecallSchedule.objects.get()
+    times = []
+    for n in range(3):
+        schedule.refresh_from_db()
+        at = schedule.due + timedelta(minutes=n)
+        review_grade(
+            learner=learner, schedule_id=schedule.pk, card_token=schedule.card_token,
+            rating=3, now=at,
+        )  # fmt: skip
+        times.append(at)
+        schedule.refresh_from_db()
+        latest = ReviewLog.objects.filter(schedule=schedule).latest("reviewed_at")
+        assert schedule.last_review == latest.reviewed_at == at
+    review_undo(learner=learner, now=times[-1])
+    schedule.refresh_from_db()
+    assert schedule.last_review == times[-2]

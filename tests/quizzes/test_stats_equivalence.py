@@ -148,9 +148,9 @@ def test_learner_stats_match_the_former_queries(seed: int, django_assert_max_num
 
 @pytest.mark.parametrize("seed", range(3))
 def test_reviewed_items_match_the_former_query(seed: int) -> None:
-    """Leeches and recent items, read through the learner's own schedules only, are those the
-    former query found by joining every schedule."""
-    from django.db.models import Max
+    """Leeches and recent items, read from the learner's own schedules only (their last
+    review), are those a query over every kept log of the learner finds."""
+    from django.db.models import Max, OuterRef, Subquery
 
     from quizzes.selectors.history import ReviewedItem, reviewed_items_for
 
@@ -163,8 +163,13 @@ def test_reviewed_items_match_the_former_query(seed: int) -> None:
     RecallSchedule.objects.filter(pk__in=[s.pk for s in RecallSchedule.objects.all()[::5]]).update(
         suspended=True, lapses=8
     )
+    # As the review service leaves it: a schedule's last review is its latest kept log's.
+    kept = ReviewLog.objects.filter(schedule=OuterRef("pk"), undo__isnull=True)
+    RecallSchedule.objects.update(
+        last_review=Subquery(kept.order_by("-reviewed_at").values("reviewed_at")[:1])
+    )
     rows = (
-        ReviewLog.objects.filter(learner=learner)
+        ReviewLog.objects.filter(learner=learner, undo__isnull=True)
         .values("item_id", "item__prompt", "schedule__lapses", "schedule__suspended")
         .annotate(last=Max("reviewed_at"))
         .order_by("-schedule__suspended", "-last", "item_id")[:20]

@@ -62,6 +62,7 @@ def old_digest_message(*, digest: ReminderDigest, learner: User) -> DigestEmail:
         "learner": learner,
         "name": learner.name,
         "due_count": content.due_count,
+        "courses": content.courses,
         "schedule": schedule,
         "item": schedule.item,
         "prompt_url": absolute_url(reverse("reminders:prompt", args=[token])),

@@ -17,13 +17,14 @@ from quizzes.services.answers import ItemResponse, item_answer
 DEMO_PASSWORD = "demo-password-123"
 DEMO_LEARNER = "learner@demo.local"
 DEMO_INSTRUCTOR = "instructor@demo.local"
+# Per course: the learner is enrolled in every course, and recall is due in each of them.
 DEMO_ANSWERED_ITEMS = 3
 
 
 class Command(BaseCommand):
     help = (
         "Create (or reset) the demo learner and instructor, enrol them in every course, and have the "
-        "learner answer a few first-lesson items two days ago so recall is due now."
+        "learner answer a few first-lesson items of each course two days ago so recall is due now."
     )
 
     @transaction.atomic
@@ -48,16 +49,26 @@ class Command(BaseCommand):
                 course=course, user=instructor, defaults={"role": Enrollment.Role.INSTRUCTOR}
             )
         answered = self._answer_first_items(learner)
+        courses = Course.objects.count()
         self.stdout.write(self.style.SUCCESS(f"Demo logins (password for both: {DEMO_PASSWORD})"))
-        self.stdout.write(f"  learner:    {DEMO_LEARNER}  ({answered} recall items due now)")
+        self.stdout.write(
+            f"  learner:    {DEMO_LEARNER}  ({answered} recall items due now, "
+            f"enrolled in {courses} course{'s' if courses != 1 else ''})"
+        )
         self.stdout.write(f"  instructor: {DEMO_INSTRUCTOR}")
 
     def _answer_first_items(self, learner: Any) -> int:
-        """Once per learner: answer a few items as of two days ago, so their reviews are due now."""
-        if RecallSchedule.objects.filter(learner=learner).exists():
-            return RecallSchedule.objects.filter(learner=learner, due__lte=timezone.now()).count()
+        """Once per learner and course: answer a few of the course's first items as of two days
+        ago, so their reviews are due now (a course added later gets its own on the next run)."""
+        answered_at = timezone.now() - timedelta(days=2)
+        started = RecallSchedule.objects.filter(learner=learner).values("course_id")
+        for course in Course.objects.filter(enrollments__user=learner).exclude(pk__in=started):
+            self._answer_items(learner, course, answered_at)
+        return RecallSchedule.objects.filter(learner=learner, due__lte=timezone.now()).count()
+
+    def _answer_items(self, learner: Any, course: Course, answered_at: Any) -> None:
         items = (
-            QuizItem.objects.filter(lesson__module__course__enrollments__user=learner)
+            QuizItem.objects.filter(lesson__module__course=course)
             # Answered as the demo learner would: a choice or a self-rating, never a number.
             .exclude(kind__in=[QuizItem.Kind.NUMERIC, QuizItem.Kind.CALCULATED])
             .prefetch_related("choices")
@@ -65,7 +76,6 @@ class Command(BaseCommand):
                 :DEMO_ANSWERED_ITEMS
             ]
         )
-        answered_at = timezone.now() - timedelta(days=2)
         for item in items:
             if item.kind == QuizItem.Kind.MULTIPLE_CHOICE:
                 keys = frozenset(c.key for c in item.choices.all() if c.is_correct)
@@ -73,4 +83,3 @@ class Command(BaseCommand):
             else:
                 response = ItemResponse(self_rating=3)
             item_answer(learner=learner, item=item, response=response, now=answered_at)
-        return RecallSchedule.objects.filter(learner=learner, due__lte=timezone.now()).count()

@@ -23,9 +23,11 @@ class Command(BaseCommand):
         action = options["action"]
         if action == "scan":
             result = digests_scan(now=now)
+            refused = len(set(result.not_enqueued_ids))
             self.stdout.write(
                 f"scan: {result.created} new digests, {result.requeued} re-enqueued, "
-                f"{len(result.enqueued_ids)} sends enqueued"
+                f"{result.enqueued} sends enqueued"
+                + (f", {refused} left to the sweep (the broker refused them)" if refused else "")
             )
         elif action == "retry":
             retried = digests_retry(now=now)

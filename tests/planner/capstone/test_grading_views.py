@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from planner.capstone.grading import ScoreInput, grade_save_draft, submission_claim
+from planner.capstone.outbox import CapstoneEmail
 from planner.models import Criterion, Grade, GradingClaim, Level
 from tests.factories import InstructorFactory, UserFactory
 from tests.planner.factories import course_taught_by, submission_for
@@ -324,7 +325,9 @@ def test_regrade_of_a_released_grade_is_recorded_and_shown(
     assert "Regraded after release" in html and "total_points 8 → 0" in html
     grade = Grade.objects.get()
     assert (grade.status, grade.total_points) == ("released", 0)
-    assert len(mail.outbox) == 2  # the release and the regrade
+    assert len(mail.outbox) == 1  # the release's; the regrade's waits for its quiet period
+    changed = CapstoneEmail.objects.get(kind=CapstoneEmail.Kind.GRADE_CHANGED)
+    assert changed.status == CapstoneEmail.Status.PENDING and changed.quiet_until is not None
 
 
 def test_giving_up_a_claim_frees_the_submission(client, instructor, submission) -> None:  # type: ignore[no-untyped-def]
