@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('planner', '0004_capstone_comparison'),
+        ('planner', '0005_capstone_measured_result'),
     ]
 
     operations = [
