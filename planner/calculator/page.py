@@ -48,16 +48,18 @@ def calculator_context(
     share_query = form.query_string() if estimate is not None else ""
     share_path = f"{reverse('planner:calculator')}?{share_query}"
     result = estimate.to_dict() if estimate is not None else None
+    # The prose and the chart speak of one user count; the figures table keeps the engine's own.
+    shown = fitted_speed(result) if isinstance(estimate, ServingEstimate) else result
     return {
         "kind": kind,
         "error_lines": _error_lines(form),
-        "result": result,
+        "result": shown,
         "figures_html": figure_rows(result or {}),
         # Short forms for prose ("4.295", "0.6"); the exact figures are in `figures_html`.
         "display": {k: num(v) for k, v in (result or {}).items() if isinstance(v, float)},
         "bar": memory_bar(estimate) if estimate is not None else None,
-        "speed_chart": roofline_chart(result)
-        if result and isinstance(estimate, ServingEstimate)
+        "speed_chart": roofline_chart(shown)
+        if shown and isinstance(estimate, ServingEstimate)
         else None,
         "config_max_bytes": CONFIG_MAX_BYTES,
         "is_serving": isinstance(estimate, ServingEstimate),
@@ -74,6 +76,47 @@ def calculator_context(
         "assumptions": readable_assumptions(form, result or {}),
         "overhead_parts": _overhead_parts(result or {}),
     }
+
+
+def fitted_speed(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A serving result whose decode figures are at the batch that fits: when the batch decoding
+    together (by default the target users) is more than the users that fit in memory, the speed
+    is read from the speed curve at the users that fit, so "8 active users fit" is not followed
+    by a speed "with 20 decoding together". `asked_decode_batch` keeps the batch that was asked.
+    Unchanged when the batch fits or the curve has no point at the users that fit."""
+    if not result:
+        return result
+    batch, fit = result.get("decode_batch"), result.get("max_active_users")
+    if not isinstance(batch, int) or not isinstance(fit, int) or not 1 <= fit < batch:
+        return result
+    point = next(
+        (
+            p
+            for p in result.get("speed_curve") or []
+            if isinstance(p, dict) and p.get("batch") == fit
+        ),
+        None,
+    )
+    if point is None or point.get("decode_tokens_per_s") is None:
+        return result
+    shown = {
+        **result,
+        "asked_decode_batch": batch,
+        "decode_batch": fit,
+        "decode_tokens_per_s": point["decode_tokens_per_s"],
+        "decode_tokens_per_s_upper_bound": point.get("decode_tokens_per_s_upper_bound"),
+        "aggregate_tokens_per_s": point.get("aggregate_tokens_per_s"),
+    }
+    cost, before, after = (
+        result.get("cost_per_million_output_tokens_usd"),
+        result.get("aggregate_tokens_per_s"),
+        point.get("aggregate_tokens_per_s"),
+    )
+    # The same hourly price spread over the tokens of the smaller batch.
+    shown["cost_per_million_output_tokens_usd"] = (
+        cost * before / after if cost is not None and before and after else None
+    )
+    return shown
 
 
 OVERHEAD_PART_LABELS = {
