@@ -127,8 +127,9 @@ def _options_html(pairs: tuple[tuple[str, str], ...], selected: str | None) -> S
 
 
 # Shown elsewhere on the page, in words.
+# Lists the page shows in words elsewhere (the notes under "What this does not model").
 NOT_FIGURES = frozenset(
-    {"formulas", "warnings", "assumptions", "missing_assumptions", "speed_curve"}
+    {"formulas", "warnings", "assumptions", "missing_assumptions", "speed_curve", "not_modelled"}
 )
 
 
