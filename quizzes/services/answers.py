@@ -65,24 +65,25 @@ def lesson_problem(*, learner_id: int, item: QuizItem, reps: int | None) -> Prob
     return None
 
 
+def _schedule_reps(*, learner: User, item: QuizItem) -> int | None:
+    """The reviews of the learner's schedule of the item; None before the first answer."""
+    return (
+        RecallSchedule.objects.filter(learner=learner, item=item)
+        .values_list("reps", flat=True)
+        .first()
+    )
+
+
 def lesson_problem_for(*, learner: User, item: QuizItem) -> Problem | None:
     """lesson_problem at the learner's schedule of the item (one query for a calculated item)."""
     if item.kind != QuizItem.Kind.CALCULATED:
         return None
-    reps = (
-        RecallSchedule.objects.filter(learner=learner, item=item)
-        .values_list("reps", flat=True)
-        .first()
-    )
+    reps = _schedule_reps(learner=learner, item=item)
     return lesson_problem(learner_id=learner.pk, item=item, reps=reps)
 
 
 def _is_next_review_draw(*, learner: User, item: QuizItem, problem: Problem) -> bool:
-    reps = (
-        RecallSchedule.objects.filter(learner=learner, item=item)
-        .values_list("reps", flat=True)
-        .first()
-    )
+    reps = _schedule_reps(learner=learner, item=item)
     return reps is not None and problem.values == _draw(item, learner_id=learner.pk, review=reps)
 
 
