@@ -6,10 +6,12 @@ item's next review kept unseen by its lesson page (issue 38)."""
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.models import User
@@ -18,6 +20,7 @@ from home.services.content_import import course_import
 from quizzes.calculated import problem_for
 from quizzes.models import QuizItem, RecallSchedule
 from quizzes.services.answers import lesson_problem
+from quizzes.services.review import schedule_start
 from tests import accessibility
 from tests.conftest import login_in_browser
 from tests.factories import EnrollmentFactory
@@ -276,3 +279,26 @@ def test_the_lesson_never_shows_the_next_reviews_numbers(page, learner, width: i
     expect(block).to_contain_text("Already in your reviews")
     assert RecallSchedule.objects.get(item=item).reps == 1
     assert not page.console_errors, page.console_errors
+
+
+def test_the_calculated_statistics_read_at_375_px(page, learner, instructor) -> None:  # type: ignore[no-untyped-def]
+    """At 375 px every column of the calculated-statistics table is on screen (each row stacks,
+    its cells named), the exercise in words and the error as a percentage."""
+    course = enrolled(learner)
+    EnrollmentFactory(course=course, user=instructor, role=Enrollment.Role.INSTRUCTOR)
+    item = QuizItem.objects.get(key="kv-bytes")
+    schedule_start(
+        learner=learner, item=item, card_token=uuid.uuid4(), rating=1,
+        now=timezone.now(), answer_value=65_536, expected_value=131_072,
+    )  # fmt: skip
+    login_in_browser(page, instructor.email)
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"/review/teaching/{course.slug}/calculated/")
+    row = page.get_by_test_id("calculated-row").filter(has_text="KV cache bytes per token")
+    cells = row.locator("td")
+    assert cells.count() == 5
+    for i in range(cells.count()):
+        box = cells.nth(i).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, i
+    expect(row.get_by_test_id("median-error")).to_have_text("50 %")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
