@@ -9,12 +9,13 @@ from django.template.loader import render_to_string
 
 from courses.models import Lesson
 from quizzes.models import RecallSchedule
-from quizzes.selectors.problems import item_problem
+from quizzes.services.answers import lesson_problem
 
 
 def check_yourself_panel(request: HttpRequest, lesson: Lesson) -> str:
     """The lesson's items with the learner's recall schedule for each (two queries), and for a
-    calculated item the problem drawn for the learner at that schedule's review."""
+    calculated item the lesson's problem: the first review's draw before the first answer, a
+    practice draw after it (never the numbers the next review will ask)."""
     items = list(lesson.quiz_items.prefetch_related("choices").order_by("position", "id"))
     scheduled: dict[int, RecallSchedule] = {}
     if request.user.is_authenticated and items:
@@ -28,8 +29,8 @@ def check_yourself_panel(request: HttpRequest, lesson: Lesson) -> str:
     entries = []
     for item in items:
         schedule = scheduled.get(item.pk)
-        review = schedule.reps if schedule is not None else 0
-        problem = item_problem(learner_id=learner_id, item=item, review=review)
+        reps = schedule.reps if schedule is not None else None
+        problem = lesson_problem(learner_id=learner_id, item=item, reps=reps)
         entries.append((item, uuid.uuid4(), schedule, problem))
     context = {"lesson": lesson, "entries": entries}
     return render_to_string("quizzes/_check_yourself.html", context, request=request)

@@ -192,12 +192,13 @@ def roofline_chart(result: dict[str, Any]) -> RooflineChart | None:
     rates = [r for p in points for r in (p.predicted, p.upper_bound) if r is not None and r > 0]
     if len(points) < 2 or not rates:
         return None
+    low_batch, high_batch = points[0].batch, points[-1].batch
     user_batch = result.get("decode_batch")
     user_rate = _figure(result.get("decode_tokens_per_s"))
+    # The learner's point is plotted only on the curve's range: past its end the users do not fit.
+    if not (isinstance(user_batch, int) and low_batch <= user_batch <= high_batch):
+        user_batch = user_rate = None
     top = max([*rates, user_rate or 0]) * 1.08
-    low_batch, high_batch = points[0].batch, points[-1].batch
-    if isinstance(user_batch, int) and user_batch >= 1:
-        low_batch, high_batch = min(low_batch, user_batch), max(high_batch, user_batch)
     span = max(math.log2(high_batch) - math.log2(low_batch), 1)
     left, right = CURVE_LEFT, CURVE_WIDTH - CURVE_RIGHT
     base = CURVE_HEIGHT - CURVE_BOTTOM

@@ -10,6 +10,7 @@ request.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,13 @@ from django.utils.translation import get_language
 
 from accounts.http import HtmxHttpRequest
 from planner.calculator.charts import memory_bar, roofline_chart
-from planner.calculator.config_input import CONFIG_FIELD, CONFIG_MAX_BYTES, config_spec_or_none
+from planner.calculator.config_input import (
+    CONFIG_FIELD,
+    CONFIG_MAX_BYTES,
+    ConfigError,
+    config_spec_or_none,
+    expand,
+)
 from planner.calculator.forms import CalculatorForm
 from planner.calculator.parsing import calculator_form_for, form_estimate, uses_default_inputs
 from planner.calculator.pickers import PICKER_CLEARS, picker_defaults
@@ -31,6 +38,8 @@ from planner.calculator.rendering import (
     figure_rows,
     form_rows,
     readable_assumptions,
+    readable_error,
+    readable_note,
     readable_warnings,
 )
 from planner.calculator.runs import ESTIMATE_KINDS, Estimate
@@ -48,16 +57,18 @@ def calculator_context(
     share_query = form.query_string() if estimate is not None else ""
     share_path = f"{reverse('planner:calculator')}?{share_query}"
     result = estimate.to_dict() if estimate is not None else None
+    # The prose and the chart speak of one user count; the figures table keeps the engine's own.
+    shown = fitted_speed(result) if isinstance(estimate, ServingEstimate) else result
     return {
         "kind": kind,
         "error_lines": _error_lines(form),
-        "result": result,
+        "result": shown,
         "figures_html": figure_rows(result or {}),
         # Short forms for prose ("4.295", "0.6"); the exact figures are in `figures_html`.
         "display": {k: num(v) for k, v in (result or {}).items() if isinstance(v, float)},
         "bar": memory_bar(estimate) if estimate is not None else None,
-        "speed_chart": roofline_chart(result)
-        if result and isinstance(estimate, ServingEstimate)
+        "speed_chart": roofline_chart(shown)
+        if shown and isinstance(estimate, ServingEstimate)
         else None,
         "config_max_bytes": CONFIG_MAX_BYTES,
         "is_serving": isinstance(estimate, ServingEstimate),
@@ -73,11 +84,56 @@ def calculator_context(
         "warnings": readable_warnings(result or {}),
         "assumptions": readable_assumptions(form, result or {}),
         "overhead_parts": _overhead_parts(result or {}),
+        "not_modelled": [readable_note(n) for n in (result or {}).get("not_modelled") or []],
+        "method_name": METHOD_NAMES.get(str((result or {}).get("method")), ""),
     }
 
 
+def fitted_speed(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A serving result whose decode figures are at the batch that fits: when the batch decoding
+    together (by default the target users) is more than the users that fit in memory, the speed
+    is read from the speed curve at the users that fit, so "8 active users fit" is not followed
+    by a speed "with 20 decoding together". `asked_decode_batch` keeps the batch that was asked.
+    Unchanged when the batch fits or the curve has no point at the users that fit."""
+    if not result:
+        return result
+    batch, fit = result.get("decode_batch"), result.get("max_active_users")
+    if not isinstance(batch, int) or not isinstance(fit, int) or not 1 <= fit < batch:
+        return result
+    point = next(
+        (
+            p
+            for p in result.get("speed_curve") or []
+            if isinstance(p, dict) and p.get("batch") == fit
+        ),
+        None,
+    )
+    if point is None or point.get("decode_tokens_per_s") is None:
+        return result
+    shown = {
+        **result,
+        "asked_decode_batch": batch,
+        "decode_batch": fit,
+        "decode_tokens_per_s": point["decode_tokens_per_s"],
+        "decode_tokens_per_s_upper_bound": point.get("decode_tokens_per_s_upper_bound"),
+        "aggregate_tokens_per_s": point.get("aggregate_tokens_per_s"),
+    }
+    cost, before, after = (
+        result.get("cost_per_million_output_tokens_usd"),
+        result.get("aggregate_tokens_per_s"),
+        point.get("aggregate_tokens_per_s"),
+    )
+    # The same hourly price spread over the tokens of the smaller batch.
+    shown["cost_per_million_output_tokens_usd"] = (
+        cost * before / after if cost is not None and before and after else None
+    )
+    return shown
+
+
+METHOD_NAMES = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
+
 OVERHEAD_PART_LABELS = {
-    "utilization_headroom": "Held back by gpu_memory_utilization",
+    "utilization_headroom": "Held back by the engine's memory-use limit (its gpu_memory_utilization)",
     "activation_peak": "Activation peak (profiled)",
     "non_torch": "CUDA context and libraries (non-torch)",
 }
@@ -104,10 +160,12 @@ def _serving_badge(estimate: ServingEstimate) -> str:
 def _error_lines(form: CalculatorForm) -> list[str]:
     """Each error as "Field label: message". Built here: the batch form has a field named `items`,
     which a template's `form.errors.items` would look up instead of the dict method."""
-    lines = []
+    lines: list[str] = []
     for name, messages in form.errors.items():
         label = form.fields[name].label if name in form.fields else None
-        lines += [f"{label}: {m}" if label else str(m) for m in messages]
+        text = str(form.data.get(name, "") or "")
+        readable = [readable_error(str(m), text) for m in messages]
+        lines += [f"{label}: {m}" if label else m for m in readable]
     return lines
 
 
@@ -119,7 +177,25 @@ def _picked_rows(form: CalculatorForm) -> dict[str, Any]:
         "gpu": cat.accelerator(data["gpu"]) if data.get("gpu") else None,
         "model": cat.model(data["model"]) if data.get("model") else None,
         "config": config_spec_or_none(data.get(CONFIG_FIELD)),
+        "config_name": config_model_name(data.get(CONFIG_FIELD)),
     }
+
+
+def config_model_name(text: object) -> str | None:
+    """A pasted config.json's model as people know it: its `_name_or_path` (the Hub's
+    "Qwen/Qwen2.5-7B-Instruct"), else None (the page then names the architecture)."""
+    if not isinstance(text, str) or not text.strip() or len(text) > CONFIG_MAX_BYTES:
+        return None
+    try:
+        data = json.loads(expand(text.strip()))
+    except (ValueError, ConfigError, RecursionError):
+        return None
+    name = data.get("_name_or_path") if isinstance(data, dict) else None
+    if not isinstance(name, str) or not name.strip() or len(name) > 120:
+        return None
+    # A local path names the folder the config came from ("/models/llama-3-8b" -> "llama-3-8b").
+    name = name.strip()
+    return name.rstrip("/").rsplit("/", 1)[-1] if name.startswith(("/", ".")) else name
 
 
 @dataclass(frozen=True, slots=True)

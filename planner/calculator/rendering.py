@@ -5,6 +5,7 @@ warning titles and assumption labels instead of the JSON's codes."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -92,7 +93,7 @@ def form_rows(form: CalculatorForm) -> list[FieldRow]:
                 placeholder=str(field.widget.attrs.get("placeholder", "")),
                 inputmode=inputmode,
                 options=select_options(choices, value),
-                errors=[str(e) for e in errors.get(name, [])],
+                errors=[readable_error(str(e), str(raw or "")) for e in errors.get(name, [])],
             )
         )
     return rows
@@ -126,8 +127,9 @@ def _options_html(pairs: tuple[tuple[str, str], ...], selected: str | None) -> S
 
 
 # Shown elsewhere on the page, in words.
+# Lists the page shows in words elsewhere (the notes under "What this does not model").
 NOT_FIGURES = frozenset(
-    {"formulas", "warnings", "assumptions", "missing_assumptions", "speed_curve"}
+    {"formulas", "warnings", "assumptions", "missing_assumptions", "speed_curve", "not_modelled"}
 )
 
 
@@ -156,3 +158,54 @@ def readable_assumptions(form: CalculatorForm, result: dict[str, Any]) -> list[d
         label = field.label if field is not None else ASSUMPTION_LABELS.get(a["field"])
         rows.append({**a, "label": str(label or a["field"].replace("_", " ").capitalize())})
     return rows
+
+
+# Python's JSON messages in a learner's words (what the reader expected where it stopped).
+JSON_MESSAGES = {
+    "Expecting property name enclosed in double quotes": _(
+        "a key in double quotes was expected (a comma after the last entry, or a key without "
+        "quotes?)"
+    ),
+    "Expecting value": _("a value was expected (a missing value, or a trailing comma?)"),
+    "Expecting ',' delimiter": _("a comma was expected between two entries"),
+    "Expecting ':' delimiter": _("a colon was expected after a key"),
+    "Unterminated string starting at": _("a text in quotes is not closed"),
+    "Extra data": _("more text follows the closing brace"),
+}
+JSON_ERROR_RE = re.compile(
+    r"^is not JSON: (?P<msg>.+?) \(line (?P<line>\d+), column (?P<col>\d+)\)$"
+)
+
+
+JSON_KEY_RE = re.compile(r'"((?:[^"\\]|\\.){1,80})"\s*:')
+
+
+def readable_error(message: str, text: str = "") -> str:
+    """A field's error as the page shows it: a JSON parser's message says where, what it
+    expected and, from the typed `text`, the last key before that place."""
+    match = JSON_ERROR_RE.match(message)
+    if match is None:
+        return message
+    said = next((str(v) for k, v in JSON_MESSAGES.items() if match["msg"].startswith(k)), None)
+    where = f"line {match['line']}, column {match['col']}"
+    lines = text.splitlines()
+    line, col = int(match["line"]), int(match["col"])
+    before = (
+        "\n".join([*lines[: line - 1], lines[line - 1][: col - 1]]) if line <= len(lines) else ""
+    )
+    keys = JSON_KEY_RE.findall(before)
+    after = f' after the key "{keys[-1]}"' if keys else ""
+    return f"is not valid JSON at {where}{after}: {said or match['msg']}."
+
+
+# The engine's notes name its modules; the page names what they are.
+ENGINE_WORDS = (
+    ("planner.capacity.speed_model", _("the calculator's speed model")),
+    ("planner.capacity", _("the calculator's engine")),
+)
+
+
+def readable_note(note: str) -> str:
+    for identifier, words in ENGINE_WORDS:
+        note = note.replace(identifier, str(words))
+    return note

@@ -5,8 +5,6 @@ keys in the query, or POST with them as a form (a config.json as an uploaded fil
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,7 +13,6 @@ from django.views.decorators.http import require_http_methods
 from django_htmx.http import push_url
 
 from accounts.http import HtmxHttpRequest
-from planner.calculator.config_input import CONFIG_FIELD, CONFIG_QUERY_MAX_CHARS
 from planner.calculator.forms import FORMS
 from planner.calculator.page import PAGE, calculator_context, calculator_page
 from planner.calculator.parsing import calculator_form_for, form_estimate
@@ -41,17 +38,10 @@ def calculator(request: HtmxHttpRequest) -> HttpResponse:
     estimate = form_estimate(form)
     context = calculator_context(request, form, estimate)
     response = render(request, f"{PAGE}#result", context)
-    # The address bar shows only the inputs given, so a shared link is short and exact.
-    if estimate is not None:
-        url = context["share_path"]
-    else:
-        given = {
-            k: v
-            for k, v in inputs.data.items()
-            if v != "" and not (k == CONFIG_FIELD and len(v) > CONFIG_QUERY_MAX_CHARS)
-        }
-        url = f"{reverse('planner:calculator')}?{urlencode(given)}"
-    return push_url(response, url)
+    # The address bar shows only the inputs given, so a shared link is short and exact. An
+    # invalid form leaves it at the last valid link: what was posted (the CSRF token, a pasted
+    # config.json) never reaches the URL or the history.
+    return push_url(response, context["share_path"] if estimate is not None else False)
 
 
 # The API writes nothing and reads no session: scripts POST to it without a CSRF token.

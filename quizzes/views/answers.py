@@ -14,8 +14,7 @@ from accounts.http import AuthenticatedHttpRequest
 from courses.models import Enrollment
 from quizzes.calculated import Problem, answer_parse
 from quizzes.models import QuizItem
-from quizzes.selectors.problems import item_problem, review_number
-from quizzes.services.answers import ItemResponse, item_answer
+from quizzes.services.answers import ItemResponse, item_answer, lesson_problem_for
 from quizzes.services.review import grade_duration_ms
 
 TEMPLATE = "quizzes/_check_yourself.html"
@@ -48,11 +47,9 @@ def _item_for(request: AuthenticatedHttpRequest, item_id: int) -> QuizItem:
 
 
 def _problem(request: AuthenticatedHttpRequest, item: QuizItem) -> Problem | None:
-    """A calculated item's problem, drawn here for the learner's current review (one query)."""
-    if item.kind != QuizItem.Kind.CALCULATED:
-        return None
-    review = review_number(learner=request.user, item=item)
-    return item_problem(learner_id=request.user.pk, item=item, review=review)
+    """A calculated item's problem as the lesson shows it: the first review's before the first
+    answer, then a practice draw that is never the next review's (one query)."""
+    return lesson_problem_for(learner=request.user, item=item)
 
 
 def _respond(request: AuthenticatedHttpRequest, item: QuizItem, context: dict) -> HttpResponse:  # type: ignore[type-arg]
@@ -118,9 +115,12 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
             "shown_at": _shown_at(request.POST),
         }
         return _respond(request, item, ctx)
-    # Checked against the draw made here, for this learner's current review: the numbers the
-    # page showed are never read back from the form.
+    # Checked against the draw made here, as the lesson shows it: the numbers the page showed
+    # are never read back from the form.
     problem = _problem(request, item)
+    if item.kind == QuizItem.Kind.CALCULATED and problem is None:
+        # No practice draw differs from the next review's: only that review may check it.
+        return _respond(request, item, {"problem": None, "review_only": True, "token": token})
     now = timezone.now()
     result = item_answer(
         learner=request.user,

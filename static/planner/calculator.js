@@ -73,8 +73,50 @@
       else field.removeAttribute("aria-invalid");
     });
   }
+  // An update out of sight (on a phone the result is far above the lower fields): the announced
+  // sentence is also shown under the field that changed it, with a link up to the result.
+  var changedField = null;
+  if (form) {
+    ["input", "change"].forEach(function (type) {
+      form.addEventListener(type, function (event) {
+        var field = event.target && event.target.closest && event.target.closest(".field");
+        if (field) changedField = field;
+      }, true);
+    });
+  }
+  function outOfSight(element) {
+    if (!element) return true;
+    var box = element.getBoundingClientRect();
+    return box.bottom <= 0 || box.top >= window.innerHeight;
+  }
+  function showNearby() {
+    var old = document.getElementById("calc-nearby");
+    if (old) old.remove();
+    var result = document.getElementById("calc-result");
+    var announce = document.getElementById("calc-announce");
+    var headline = result && result.querySelector(".headline, .errors");
+    if (!changedField || !announce || !announce.textContent.trim() || !outOfSight(headline)) return;
+    var note = document.createElement("p");
+    note.id = "calc-nearby";
+    note.className = "calc-nearby";
+    note.setAttribute("data-testid", "calc-nearby");
+    note.appendChild(document.createTextNode("Updated: " + announce.textContent.trim() + " "));
+    var link = document.createElement("a");
+    link.href = "#calc-result";
+    link.textContent = "See the result";
+    link.addEventListener("click", function (event) {
+      event.preventDefault();
+      result.scrollIntoView({ block: "start" });
+      result.focus({ preventScroll: true });
+    });
+    note.appendChild(link);
+    changedField.appendChild(note);
+  }
   revealCopyButtons();
   markInvalidFields();
+  document.body.addEventListener("htmx:afterSettle", function (event) {
+    if (event.target && event.target.id === "calc-result") showNearby();
+  });
   document.body.addEventListener("htmx:afterSwap", revealCopyButtons);
   document.body.addEventListener("htmx:afterSettle", markInvalidFields);
 })();

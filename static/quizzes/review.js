@@ -1,4 +1,5 @@
-// Review session keyboard shortcuts: Space or Enter shows the answer, 1–4 grade.
+// Review session keyboard shortcuts: Space or Enter shows the answer (on a calculated card with
+// no number yet, moves to its field), 1–4 grade.
 // Off when the panel says data-shortcuts="off" (the learner's preference). The buttons stay
 // ordinary focusable buttons, so Tab + Enter works with or without this file.
 (function () {
@@ -23,6 +24,14 @@
     var target = null;
     if (event.key === " " || event.key === "Enter") {
       if (onControl) return; // let the focused button or link do its own thing
+      // A calculated card checks a typed number: the key moves to its field instead of
+      // submitting an empty answer.
+      var value = p.querySelector("#calculated-value");
+      if (value && !value.value) {
+        event.preventDefault();
+        value.focus();
+        return;
+      }
       target = p.querySelector('[data-shortcut="reveal"]');
     } else if (/^[1-4]$/.test(event.key)) {
       target = p.querySelector('[data-shortcut="grade-' + event.key + '"]');

@@ -194,13 +194,18 @@ def test_a_phone_shows_the_headline_result_first(page, live_server) -> None:  # 
 
 
 def test_the_decode_batch_slider_updates_the_rate(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    """The slider sets the batch; past the 28 users that fit, the rate stays at those 28 and says
+    why (one user count per card)."""
     page.goto(CHAT)
     rate = page.get_by_test_id("decode-rate")
     before = rate.inner_text()
-    page.get_by_label("Decode batch slider").fill("64")
-    expect(page.get_by_label("Decode batch (streams at once)")).to_have_value("64")
-    expect(rate).to_contain_text("with 64 decoding together")
+    page.get_by_label("Decode batch slider").fill("8")
+    expect(page.get_by_label("Decode batch (streams at once)")).to_have_value("8")
+    expect(rate).to_contain_text("with 8 decoding together")
     assert rate.inner_text() != before
+    page.get_by_label("Decode batch slider").fill("64")
+    expect(rate).to_contain_text("with 28 decoding together")
+    expect(rate).to_contain_text("64 would not fit in memory")
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
