@@ -23,7 +23,12 @@ pytestmark = pytest.mark.django_db
 # permission (tests/reminders/test_links.py and test_signed_links.py cover it).
 # The estimate API computes and writes nothing (the test below holds it to that); scripts POST a
 # config.json to it that is too long for a URL, as `curl -F config=@config.json` does.
-READ_ONLY_POSTS = {"planner:api_serving", "planner:api_training", "planner:api_batch"}
+READ_ONLY_POSTS = {
+    "planner:api_serving",
+    "planner:api_training",
+    "planner:api_batch",
+    "planner:api_measured",
+}
 CSRF_EXEMPT = {"reminders:unsubscribe", *READ_ONLY_POSTS}
 # Pages of one learner's own objects: anyone else must get a 404 (or be refused outright).
 LEARNER_OBJECTS = {"submission_id", "card_id"}

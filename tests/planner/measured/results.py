@@ -7,11 +7,36 @@ import random
 from pathlib import Path
 from typing import Any
 
+from planner.capacity import ServingInputs, default_catalogue
+from planner.capacity.measured import measured_comparison, read_result
+
 SAMPLES = Path(__file__).resolve().parents[3] / "planner" / "measured" / "samples"
+CAT = default_catalogue()
+# The deployments the samples were run on (planner/measured/samples/README.md).
+CHAT = ServingInputs(
+    accelerator=CAT.accelerator("l40s"),
+    model=CAT.model("llama-3.1-8b"),
+    context_tokens=8192,
+    ttft_target_ms=2000,
+)
+NIM = ServingInputs(
+    accelerator=CAT.accelerator("h100-sxm"),
+    model=CAT.model("llama-3.3-70b"),
+    tensor_parallel=2,
+    weight_precision="fp8",
+    kv_precision="fp8",
+)
 
 
 def sample(name: str) -> str:
     return (SAMPLES / name).read_text()
+
+
+def engine_ratio(name: str, deployment: ServingInputs, metric: str = "ttft_ms") -> float:
+    """The engine's measured ÷ predicted for a sample: what the pages must show."""
+    ratio = measured_comparison(read_result(sample(name)), deployment).ratios[metric]
+    assert ratio is not None
+    return ratio
 
 
 def vllm_current(**overrides: Any) -> dict[str, Any]:

@@ -8,24 +8,18 @@ from dataclasses import replace
 
 import pytest
 
-from planner.capacity import CapacityInputError, ServingInputs, default_catalogue, estimate_serving
+from planner.capacity import CapacityInputError, ServingInputs, estimate_serving
 from planner.capacity.measured import measured_comparison, predict_run, read_result
 from planner.capacity.measured.run import Distribution
-from tests.planner.measured.results import sample, text, vllm_current, vllm_v04, vllm_v06
-
-CAT = default_catalogue()
-CHAT = ServingInputs(
-    accelerator=CAT.accelerator("l40s"),
-    model=CAT.model("llama-3.1-8b"),
-    context_tokens=8192,
-    ttft_target_ms=2000,
-)
-NIM = ServingInputs(
-    accelerator=CAT.accelerator("h100-sxm"),
-    model=CAT.model("llama-3.3-70b"),
-    tensor_parallel=2,
-    weight_precision="fp8",
-    kv_precision="fp8",
+from tests.planner.measured.results import (
+    CAT,
+    CHAT,
+    NIM,
+    sample,
+    text,
+    vllm_current,
+    vllm_v04,
+    vllm_v06,
 )
 
 
