@@ -4,7 +4,7 @@ runner-up, and what the estimate assumed; its JSON (`to_dict`) is the CLI's and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Final
 
@@ -131,9 +131,22 @@ def recommend(options: Sequence[PathOption]) -> tuple[PathOption | None, PathOpt
     return (ranked[0] if ranked else None, ranked[1] if len(ranked) > 1 else None)
 
 
+UNPRICED: Final = (
+    "no published price: it cannot be compared on cost (set one with PLANNER_PRICES_FILE)"
+)
+
+
+def unpriced(option: PathOption) -> PathOption:
+    """An option with no price meets nothing: a comparison on cost cannot weigh it, so it is
+    neither recommended nor counted in the break-even, and it sorts after the priced ones."""
+    if option.cost_usd is not None or not option.meets:
+        return option
+    return replace(option, meets=False, limiter=None, reason=UNPRICED)
+
+
 def rank(
     options: list[PathOption], excluded: tuple[str, ...]
 ) -> tuple[list[PathOption], PathOption | None, PathOption | None]:
-    kept = sorted((o for o in options if o.path not in excluded), key=cheapest_first)
+    kept = sorted((unpriced(o) for o in options if o.path not in excluded), key=cheapest_first)
     best, second = recommend(kept)
     return kept, best, second
