@@ -103,7 +103,7 @@ def human(comparison: PathComparison) -> str:
     lines.append("Options:")
     for o in comparison.options:
         cost = f"${o.cost_usd:,.2f}" if o.cost_usd is not None else "unpriced"
-        verdict = "meets" if o.meets else f"misses ({o.limiter}: {o.reason})"
+        verdict = "meets" if o.meets else f"misses ({o.limiter or 'price'}: {o.reason})"
         p95 = o.figures.get("ttft_ms_p95"), o.figures.get("itl_ms_p95")
         latency = (
             f", p95 first token {p95[0]:,.0f} ms, between tokens {p95[1]:,.1f} ms"

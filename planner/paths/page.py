@@ -77,7 +77,9 @@ def option_rows(kind: str, options: list[PathOption]) -> list[OptionRow]:
                 else "—"
             ),
             cells=[_figure(o.figures.get(key), places) for _, key, places in COLUMNS[kind]],
-            limiter=LIMITER_WORDS.get(o.limiter or "", ""),
+            limiter=LIMITER_WORDS.get(o.limiter or "", "")
+            if o.limiter or o.meets
+            else "no published price",
             path_label=PATH_LABELS[o.path].split(" (")[0],
         )
         for o in options

@@ -67,22 +67,27 @@ def api_option(card: ServingCard, api: Accelerator) -> PathOption:
             "the prompts leave your network: not for data that must stay in-house",
             "priced as the catalogue's 7-8B class model; a larger model costs more per token",
         ),
-        figures={
-            "time_to_first_token_ms": as_float(API_TTFT_MS, 1),
-            "decode_tokens_per_s": as_float(API_DECODE_TOKENS_PER_S, 1),
-            "peak_requests_per_minute": as_float(peak_rpm, 1),
-            "peak_tokens_per_minute": as_float(peak_tpm, 0),
-            "cost_per_request_usd": as_float(per_request, 6),
-            # Provider medians only: no percentile beyond the median is published.
-            "ttft_ms_p50": as_float(API_TTFT_MS, 1),
-            "itl_ms_p50": as_float(1000 / API_DECODE_TOKENS_PER_S, 1),
-        },
+        figures=_figures(per_request, peak_rpm, peak_tpm),
         formulas=formulas,
         cost_per_million_output_tokens_usd=per_request / card.output_tokens * 10**6,
         cost_per_request_usd=per_request,
         devices=0,
         capacity_requests_per_day=_capacity(card),
     )
+
+
+def _figures(per_request: Fraction, rpm: Fraction, tpm: Fraction) -> dict[str, float]:
+    """The table's figures: the provider's medians, the peak against the limits, the price."""
+    return {
+        "time_to_first_token_ms": as_float(API_TTFT_MS, 1),
+        "decode_tokens_per_s": as_float(API_DECODE_TOKENS_PER_S, 1),
+        "peak_requests_per_minute": as_float(rpm, 1),
+        "peak_tokens_per_minute": as_float(tpm, 0),
+        "cost_per_request_usd": as_float(per_request, 6),
+        # Provider medians only: no percentile beyond the median is published.
+        "ttft_ms_p50": as_float(API_TTFT_MS, 1),
+        "itl_ms_p50": as_float(1000 / API_DECODE_TOKENS_PER_S, 1),
+    }
 
 
 def _capacity(card: ServingCard) -> Fraction:

@@ -9,25 +9,31 @@ requests per day × tokens × price.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
-from typing import Final
+from typing import Any
 
 from planner.capacity import speed_model as sm
 from planner.capacity.catalogue import Accelerator, Catalogue, mig_slices
-from planner.capacity.formatting import money, num, whole
+from planner.capacity.formatting import num, whole
 from planner.capacity.paths.api import api_option
 from planner.capacity.paths.card import ServingCard
 from planner.capacity.paths.options import (
-    COLD_START,
     GPU_COUNTS,
     SERVING_STACK,
     TPU_COUNTS,
     PathOption,
     engine_row,
     path_of,
+)
+from planner.capacity.paths.serving_figures import (
+    always_on_cost,
+    figures_of,
+    load_figures,
+    serving_notes,
+    shown_formulas,
+    volume_formulas,
 )
 from planner.capacity.paths.volume import (
     MAX_NUM_SEQS,
@@ -38,21 +44,8 @@ from planner.capacity.paths.volume import (
     size_replicas,
     unit_from_curve,
 )
-from planner.capacity.results import FormulaLine
 from planner.capacity.serving import ServingEstimate, estimate_serving
-from planner.capacity.units import CapacityInputError, exact
-
-HOURS_PER_DAY: Final = 24
-# What a catalogue price per device-hour covers. GPU clouds that rent whole machines bill per GPU
-# with the host included (e.g. AWS p5/g6 instances ÷ their GPUs); Google Compute Engine bills
-# GPUs apart from the VM's vCPUs and memory (cloud.google.com/compute/gpus-pricing), where the
-# host adds to the GPU's price. TPU prices are per chip-hour with the host (cloud.google.com/tpu/
-# pricing); a CPU server's is the whole machine.
-PRICE_BASIS: Final[dict[str, str]] = {
-    "gpu": "per GPU, host included; on Google Compute Engine add the VM's vCPUs and memory",
-    "tpu": "per chip, host included",
-    "cpu": "the whole server",
-}
+from planner.capacity.units import CapacityInputError
 
 
 def serving_options(card: ServingCard, catalogue: Catalogue) -> list[PathOption]:
@@ -139,42 +132,16 @@ def self_hosted_option(card: ServingCard, acc: Accelerator, n: int) -> PathOptio
     est = _run(card, row, n)
     if est is None:
         return None
-    limiter, reason = serving_limiter(card, est, row, n)
-    sizing: Sizing | None = None
-    if limiter is None:
-        unit = _unit(card, row, n, est)
-        if unit.prefill_s is None and card.ttft_target_ms is not None:
-            limiter, reason = "compute", "no compute figure to estimate the time to first token"
-        elif not unit.curve:
-            limiter, reason = "bandwidth", "no decode speed to size the replicas"
-        else:
-            sizing = size_replicas(card, unit)
-            limiter, reason = sizing.load.miss, sizing.load.reason
+    limiter, reason, sizing = _size(card, row, n, est)
     replicas = sizing.replicas if sizing is not None else 1
-    failover = card.failover
-    devices = n * (replicas + failover)
     planned = sizing.load if sizing is not None else None
-    shown = est
-    if planned is not None and limiter is None:
-        at_load = _run(
-            card,
-            row,
-            n,
-            users=min(planned.streams, est.max_active_users or 1),
-            arrivals=planned.arrivals_per_s,
-        )
-        shown = at_load or est
+    shown = _shown(card, row, n, est, planned if limiter is None else None)
     path = path_of(acc)
-    cost, formulas = _always_on_cost(card, acc, n, replicas, failover)
-    capacity = None
-    if sizing is not None and sizing.capacity_per_replica_per_s > 0:
-        capacity = requests_per_day(sizing.capacity_per_replica_per_s, card)
-    per_million = None
-    if cost is not None and card.requests_per_day:
-        per_million = cost / (card.requests_per_day * card.output_tokens) * 10**6
-    figures = _figures(shown, decode_per_stream(shown))
+    cost, formulas = always_on_cost(card, acc, n, replicas, card.failover)
+    capacity = _capacity(card, sizing)
+    figures = figures_of(shown, decode_per_stream(shown))
     if planned is not None:
-        figures |= _load_figures(planned)
+        figures |= load_figures(planned)
     return PathOption(
         path=path,
         accelerator=acc.id,
@@ -185,127 +152,95 @@ def self_hosted_option(card: ServingCard, acc: Accelerator, n: int) -> PathOptio
         reason=reason,
         cost_usd=cost,
         stack=SERVING_STACK[path],
-        notes=_serving_notes(acc, shown),
+        notes=serving_notes(acc, shown),
         figures=figures,
-        formulas=(*_shown_formulas(shown), *_volume_formulas(card, n, sizing), *formulas),
-        cost_per_million_output_tokens_usd=per_million,
+        formulas=(*shown_formulas(shown), *volume_formulas(card, n, sizing), *formulas),
+        cost_per_million_output_tokens_usd=_per_million(card, cost),
         assumptions=tuple(est.assumptions),
         requests_per_day_capacity=capacity,
         replicas=replicas,
-        failover=failover,
-        devices=devices,
+        failover=card.failover,
+        devices=n * (replicas + card.failover),
         capacity_requests_per_day=capacity * replicas if capacity is not None else None,
-        settings={
-            "tensor_parallel": n,
-            "max_model_len": est.context_tokens,
-            "gpu_memory_utilization": est.gpu_memory_utilization,
-            "max_num_seqs": min(planned.streams, MAX_NUM_SEQS) if planned else max_num_seqs(card),
-            "kv_precision": est.kv_precision,
-            "weight_precision": est.weight_precision,
-            # Turing (the T4) has no bf16: vLLM runs such a checkpoint in fp16 there.
-            "dtype": "float16"
-            if est.weight_precision == "bf16" and not acc.supports("bf16")
-            else "",
-            "decode_tokens_per_s": figures.get("decode_tokens_per_s"),
-            "mig": bool(acc.mig_of),
-            "replicas": replicas + failover,
-            "replicas_for_users": sizing.for_users if sizing is not None else 1,
-            "request_rate_per_replica": planned.arrivals_per_s if planned else None,
-        },
+        settings=_settings(card, acc, n, est, sizing, figures),
     )
 
 
-def _load_figures(load: ReplicaLoad) -> dict[str, float | int | None]:
-    """The replica's figures at the planned peak: the mean and the percentiles."""
-    ttft, itl = load.ttft.ms(), load.itl.ms()
-    finite = math.isfinite(load.ttft.mean) and math.isfinite(load.itl.mean)
+def _size(
+    card: ServingCard, row: Accelerator, n: int, est: ServingEstimate
+) -> tuple[str | None, str, Sizing | None]:
+    """(limiter, reason, sizing): what no replica count mends, else the replicas for the peak."""
+    limiter, reason = serving_limiter(card, est, row, n)
+    if limiter is not None:
+        return limiter, reason, None
+    unit = _unit(card, row, n, est)
+    if unit.prefill_s is None and card.ttft_target_ms is not None:
+        return "compute", "no compute figure to estimate the time to first token", None
+    if not unit.curve:
+        return "bandwidth", "no decode speed to size the replicas", None
+    sizing = size_replicas(card, unit)
+    return sizing.load.miss, sizing.load.reason, sizing
+
+
+def _shown(
+    card: ServingCard,
+    row: Accelerator,
+    n: int,
+    est: ServingEstimate,
+    planned: ReplicaLoad | None,
+) -> ServingEstimate:
+    """The estimate the table shows: one replica at its planned load where the plan meets."""
+    if planned is None:
+        return est
+    at_load = _run(
+        card,
+        row,
+        n,
+        users=min(planned.streams, est.max_active_users or 1),
+        arrivals=planned.arrivals_per_s,
+    )
+    return at_load or est
+
+
+def _capacity(card: ServingCard, sizing: Sizing | None) -> Fraction | None:
+    """One replica's requests per day at the card's peak factor."""
+    if sizing is None or sizing.capacity_per_replica_per_s <= 0:
+        return None
+    return requests_per_day(sizing.capacity_per_replica_per_s, card)
+
+
+def _per_million(card: ServingCard, cost: Fraction | None) -> Fraction | None:
+    if cost is None or not card.requests_per_day:
+        return None
+    return cost / (card.requests_per_day * card.output_tokens) * 10**6
+
+
+def _settings(
+    card: ServingCard,
+    acc: Accelerator,
+    n: int,
+    est: ServingEstimate,
+    sizing: Sizing | None,
+    figures: dict[str, float | int | None],
+) -> dict[str, Any]:
+    """What the deploy command and the load test need."""
+    planned = sizing.load if sizing is not None else None
+    replicas = sizing.replicas if sizing is not None else 1
     return {
-        "decode_tokens_per_s": round(load.decode_per_stream, 2) if finite else None,
-        "time_to_first_token_ms": round(load.ttft.mean * 1000, 1) if finite else None,
-        "inter_token_latency_ms": round(load.itl.mean * 1000, 2) if finite else None,
-        "streams_per_replica": load.streams,
-        "requests_per_s_per_replica": round(load.arrivals_per_s, 4),
-        **({f"ttft_ms_{k}": v for k, v in ttft.items()} if finite else {}),
-        **({f"itl_ms_{k}": v for k, v in itl.items()} if finite else {}),
+        "tensor_parallel": n,
+        "max_model_len": est.context_tokens,
+        "gpu_memory_utilization": est.gpu_memory_utilization,
+        "max_num_seqs": min(planned.streams, MAX_NUM_SEQS) if planned else max_num_seqs(card),
+        "kv_precision": est.kv_precision,
+        "weight_precision": est.weight_precision,
+        # Turing (the T4) has no bf16: vLLM runs such a checkpoint in fp16 there.
+        "dtype": "float16" if est.weight_precision == "bf16" and not acc.supports("bf16") else "",
+        "decode_tokens_per_s": figures.get("decode_tokens_per_s"),
+        "mig": bool(acc.mig_of),
+        "replicas": replicas + card.failover,
+        "replicas_for_users": sizing.for_users if sizing is not None else 1,
+        "request_rate_per_replica": planned.arrivals_per_s if planned else None,
     }
-
-
-def _volume_formulas(card: ServingCard, n: int, sizing: Sizing | None) -> list[FormulaLine]:
-    if sizing is None:
-        return []
-    load = sizing.load
-    peak = card.peak_requests_per_s
-    lines = [
-        FormulaLine(
-            "Replicas for the peak",
-            "fewest replicas whose share of the peak (rate ÷ replicas, users ÷ replicas) meets "
-            f"every target at p{card.percentile}",
-            f"{num(peak, 3)} requests/s ÷ {sizing.replicas} = {load.arrivals_per_s:,.3f} per "
-            f"replica, {load.streams} streams at once; {sizing.replicas} × {n} device(s)",
-        )
-    ]
-    if math.isfinite(load.ttft.mean):
-        ttft = load.ttft.ms()
-        lines.append(
-            FormulaLine(
-                "First token at p50 / p95 / p99 (M/D/1 prefill queue)",
-                "fixed cost + prefill + wait, P(wait > t) ≈ ρ·exp(−2(1 − ρ)t ÷ prefill)",
-                f"ρ = {load.rho:.3f}: {ttft['p50']:,} / {ttft['p95']:,} / {ttft['p99']:,} ms",
-            )
-        )
-        itl = load.itl.ms()
-        lines.append(
-            FormulaLine(
-                "Inter-token latency at p50 / p95 / p99 (chunked prefill)",
-                "decode step, plus one prompt chunk on the share of steps that carry one",
-                f"{itl['p50']:,} / {itl['p95']:,} / {itl['p99']:,} ms",
-            )
-        )
-    return lines
-
-
-# The estimate's formulas behind the table's figures (users, first token, decode speed).
-SHOWN_FORMULAS: Final = (
-    "KV cache per user",
-    "Max active users",
-    "Prefill",
-    "Decode",
-    "Time to first",
-)
-
-
-def _shown_formulas(est: ServingEstimate) -> list[FormulaLine]:
-    return [f for f in est.formulas if f.label.startswith(SHOWN_FORMULAS)]
-
-
-def _figures(est: ServingEstimate, decode: float | None) -> dict[str, float | int | None]:
-    return {
-        "weights_gb": est.weights_gb,
-        "kv_cache_per_user_gb": est.kv_cache_per_user_gb,
-        "max_active_users": est.max_active_users,
-        "decode_tokens_per_s": decode,
-        "decode_tokens_per_s_upper_bound": est.decode_tokens_per_s_upper_bound,
-        "time_to_first_token_ms": est.time_to_first_token_ms,
-        "required_decode_tokens_per_s": est.required_decode_tokens_per_s,
-    }
-
-
-def _always_on_cost(
-    card: ServingCard, acc: Accelerator, n: int, replicas: int = 1, failover: int = 0
-) -> tuple[Fraction | None, list[FormulaLine]]:
-    if not acc.price_per_hour_usd:
-        return None, []
-    price = exact(acc.price_per_hour_usd)
-    devices = n * (replicas + failover)
-    cost = price * devices * HOURS_PER_DAY
-    spare = " + 1 failover" if failover else ""
-    return cost, [
-        FormulaLine(
-            "Cost per day (always on, sized for the peak)",
-            f"price per device-hour ({PRICE_BASIS[path_of(acc)]}) × devices × 24 h",
-            f"{money(price)} × {n} × ({replicas}{spare}) × 24 = {money(cost)}",
-        )
-    ]
 
 
 def serving_limiter(
@@ -322,21 +257,3 @@ def serving_limiter(
             "cannot help"
         )
     return None, ""
-
-
-def _serving_notes(acc: Accelerator, est: ServingEstimate) -> tuple[str, ...]:
-    path = path_of(acc)
-    notes = [
-        COLD_START[path],
-        "spot or preemptible capacity does not fit live traffic alone: an interruption drops "
-        "the streams; keep an on-demand floor",
-    ]
-    if acc.mig_of:
-        notes.append(
-            "a MIG slice: priced as its share of the GPU; you pay the whole GPU unless other "
-            "workloads use the other slices"
-        )
-    if path == "tpu":
-        notes.append("sold as slices of chips; the software stack changes from CUDA to XLA")
-    notes += [w.message for w in est.warnings if str(w.severity) == "warning"][:2]
-    return tuple(notes)

@@ -231,3 +231,31 @@ def test_the_queueing_model_at_its_edges() -> None:
     assert chunk == pytest.approx(0.05)  # 4,000 tokens in two 2,032-token chunks
     gaps = token_gaps(0.02, share, chunk)
     assert gaps.p50 == pytest.approx(0.02) and gaps.p99 == pytest.approx(0.07)
+
+
+def test_an_unpriced_device_is_never_recommended_and_says_it_has_no_price() -> None:
+    """A row without an hourly price meets the targets (its priced twin does) but cannot be
+    weighed on cost: it is listed after every priced option, saying so, and left out of the
+    recommendation, the break-even and the cost chart."""
+    h100 = CAT.accelerator("h100-sxm")
+    free = replace(h100, id="h100-unpriced", name="H100 without a price", price_per_hour_usd=None)
+    rows = (CAT.accelerator("l4"), h100, free, CAT.accelerator("managed-api"))
+    cat = replace(CAT, accelerators=rows)
+    result = compare_serving(card(), catalogue=cat, traffic=Traffic(requests_per_day=20_000))
+    priced = next(o for o in result.options if o.key == "h100-sxmx1")
+    unpriced = next(o for o in result.options if o.key == "h100-unpricedx1")
+    assert priced.meets and priced.cost_usd is not None
+    assert not unpriced.meets and unpriced.cost_usd is None
+    assert "no published price" in unpriced.reason
+    assert unpriced.to_dict()["meets"] is False and unpriced.to_dict()["cost_usd"] is None
+    order = [o.key for o in result.options]
+    assert all(
+        order.index(o.key) < order.index("h100-unpricedx1")
+        for o in result.options
+        if o.cost_usd is not None
+    )
+    picks = {result.recommended.key if result.recommended else None}
+    picks.add(result.runner_up.key if result.runner_up else None)
+    assert not any(k and k.startswith("h100-unpriced") for k in picks)
+    assert result.break_even_requests_per_day is not None
+    assert all(s["label"] != unpriced.label for s in result.cost_series)
