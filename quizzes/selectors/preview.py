@@ -9,6 +9,7 @@ from datetime import datetime
 from quizzes.models import ReviewLog
 from quizzes.selectors.queue import QueueCard
 from quizzes.services import fsrs_adapter
+from quizzes.services.easy_days import learner_week
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,9 @@ def grade_previews(
         scheduling = scheduling_for_card(card=card, learner_id=learner_id)
     reps = card.schedule.reps if card.schedule is not None else 0
     seed = fsrs_adapter.fuzz_seed(learner_id=owner, item_id=card.item.pk, reps=reps)
-    scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed)
+    # The grade's load balancer, over the same learner's week (read only for a fuzz range).
+    week = learner_week(learner=owner, now=now) if owner is not None else None
+    scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed, week=week)
     if card.schedule is not None:
         fsrs_card = fsrs_adapter.card_from_schedule(card.schedule)
     else:
