@@ -24,8 +24,6 @@ WEEKDAY_FIELDS = (
     ("easy_sun", _("Sunday")),
 )
 EASY_DAY_CHOICES = [("n", _("Normal")), ("r", _("Reduced")), ("m", _("Minimum"))]
-# A break longer than this is not time away but a pause (reminders have their own).
-MAX_BREAK_DAYS = 90
 
 # The IANA areas that name places; the rest of the database's names are aliases kept for old
 # systems ("US/Eastern", "Etc/GMT+5", "Factory", "localtime") that no one picks from a list.
@@ -97,18 +95,11 @@ class PreferencesForm(forms.ModelForm):
             "reminder_hour",
             "review_shortcuts_enabled",
             "load_balancer_enabled",
-            "break_from",
-            "break_to",
         ]
-        widgets = {
-            "break_from": forms.DateInput(attrs={"type": "date"}),
-            "break_to": forms.DateInput(attrs={"type": "date"}),
-        }
         help_texts = {
             "load_balancer_enabled": _(
                 "Each review goes to the day with fewer reviews within its usual range."
             ),
-            "break_to": _("Reviews due while you are away move before or after; no digest."),
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -140,16 +131,4 @@ class PreferencesForm(forms.ModelForm):
         cleaned["easy_days"] = "".join(
             letter if letter in EASY_DAY_LETTERS else "n" for letter in letters
         )
-        start, end = cleaned.get("break_from"), cleaned.get("break_to")
-        if (start is None) != (end is None):
-            self.add_error("break_to", _("Give both the first and the last day away, or neither."))
-        elif start is not None and end is not None:
-            if end < start:
-                self.add_error("break_to", _("The last day away is before the first."))
-            elif (end - start).days + 1 > MAX_BREAK_DAYS:
-                self.add_error(
-                    "break_to",
-                    _("A break is at most %(days)d days; pause reminders for longer.")
-                    % {"days": MAX_BREAK_DAYS},
-                )
         return cleaned
