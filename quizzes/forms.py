@@ -150,10 +150,14 @@ class BreakForm(forms.Form):
     """Time away: the first and last local day away (both inclusive), or clear the break."""
 
     break_from = forms.DateField(
-        label=_("First day away"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=_("First day away"),
+        required=False,
+        widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}),
     )
     break_to = forms.DateField(
-        label=_("Last day away"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+        label=_("Last day away"),
+        required=False,
+        widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}),
     )
     action = forms.ChoiceField(choices=[("set", "set"), ("clear", "clear")], required=False)
 
