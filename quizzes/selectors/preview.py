@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from accounts.models import User
 from quizzes.models import ReviewLog
 from quizzes.selectors.queue import QueueCard
 from quizzes.services import fsrs_adapter
@@ -32,10 +33,12 @@ def grade_previews(
     now: datetime,
     learner_id: int | None = None,
     scheduling: fsrs_adapter.Scheduling | None = None,
+    learner: User | None = None,
 ) -> list[GradePreview]:
     """The same scheduler the grade will use (the learner's parameters and retention), run once
     per rating. One query (the scheduling) unless `scheduling` is given; `learner_id` is needed
-    only for a new card."""
+    only for a new card. The load balancer reads the owner's week only for a fuzz range: its due
+    counts (one grouped query) and, unless `learner` is the owner, the owner (one query)."""
     course = card.item.lesson.module.course
     owner = card.schedule.learner_id if card.schedule is not None else learner_id
     if scheduling is None:
@@ -43,7 +46,8 @@ def grade_previews(
     reps = card.schedule.reps if card.schedule is not None else 0
     seed = fsrs_adapter.fuzz_seed(learner_id=owner, item_id=card.item.pk, reps=reps)
     # The grade's load balancer, over the same learner's week (read only for a fuzz range).
-    week = learner_week(learner=owner, now=now) if owner is not None else None
+    known = learner if learner is not None and learner.pk == owner else None
+    week = learner_week(learner=known or owner, now=now) if owner is not None else None
     scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed, week=week)
     if card.schedule is not None:
         fsrs_card = fsrs_adapter.card_from_schedule(card.schedule)

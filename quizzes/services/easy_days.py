@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 
 from accounts.models import EASY_DAYS_NORMAL, User
 from quizzes.selectors.due_days import due_per_day, learner_today
-from quizzes.services.load_balancer import LearnerWeek
+from quizzes.services.load_balancer import LOAD_BALANCE_DAYS, LearnerWeek
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 LEVELS = {"normal": "n", "reduced": "r", "minimum": "m"}
@@ -68,8 +68,10 @@ def learner_week(*, learner: User | int, now: datetime) -> LearnerWeek:
         for (low, high), found in read.items():
             if low <= first and last <= high:
                 return found
-        found = due_per_day(learner=who(), today=today(), first=first, last=last)
-        read[(first, last)] = found
+        # One read for every rating of a preview: the whole window Anki's balancer caches.
+        low, high = min(first, 1), max(last, LOAD_BALANCE_DAYS)
+        found = due_per_day(learner=who(), today=today(), first=low, last=high)
+        read[(low, high)] = found
         return found
 
     def level(offset: int) -> str:

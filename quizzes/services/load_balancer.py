@@ -30,6 +30,9 @@ from dataclasses import dataclass
 # load_balancer.rs: MAX_LOAD_BALANCE_INTERVAL ("if we're sending a card far out into the future,
 # the need to balance is low").
 MAX_LOAD_BALANCE_INTERVAL = 90
+# load_balancer.rs: LOAD_BALANCE_DAYS = MAX_LOAD_BALANCE_INTERVAL × 1.1, the days of due counts
+# it keeps ("we may schedule things in the future ... a flat 10% increase").
+LOAD_BALANCE_DAYS = 99
 # load_balancer.rs, EasyDay::load_modifier.
 NORMAL = 1.0
 REDUCED = 0.5
