@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from hypothesis import given
+from hypothesis import strategies as st
 
 from accounts.local_day import learning_date
 from accounts.models import User
@@ -16,6 +18,7 @@ from quizzes.models import RecallSchedule
 from quizzes.selectors.preview import grade_previews
 from quizzes.selectors.queue import card_for
 from quizzes.services import fsrs_adapter
+from quizzes.services.breaks import fuzz_range
 from quizzes.services.easy_days import learner_week
 from quizzes.services.load_balancer import (
     MINIMUM,
@@ -147,17 +150,21 @@ def test_a_grade_goes_to_the_lighter_day_and_its_preview_says_so(learner: User) 
     c = course_with_items(learner=learner, learning_steps_minutes=[], maximum_interval_days=365)
     now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
     schedule = _review_schedule(learner, c, now=now)
-    # Find the fuzz range: grade a copy with the balancer off.
+    # The fuzz range around the unfuzzed interval (a scheduler without a seed has no fuzz).
     scheduling = fsrs_adapter.scheduling_for(course=c.course, learner_id=learner.pk)
-    plain = fsrs_adapter.scheduler_for(c.course, scheduling, seed=1)
-    interval = (
-        plain.review_card(fsrs_adapter.card_from_schedule(schedule), 3, review_datetime=now)[0].due
+    unfuzzed = fsrs_adapter.scheduler_for(c.course, scheduling)
+    base = (
+        unfuzzed.review_card(fsrs_adapter.card_from_schedule(schedule), 3, review_datetime=now)[
+            0
+        ].due
         - now
     )
-    busy = [interval.days + d for d in (-3, -2, -1, 1, 2, 3)]
-    for offset in busy:
-        for _ in range(15):
-            _review_schedule(learner, c, now=now + timedelta(days=offset))
+    low, high = fuzz_range(base.days)
+    target = low + 1
+    for offset in range(low, high + 1):
+        if offset != target:
+            for _ in range(15):
+                _review_schedule(learner, c, now=now + timedelta(days=offset))
     card = card_for(learner=learner, schedule_id=schedule.pk, item_id=None)
     shown = {p.rating: p.interval for p in grade_previews(card=card, now=now)}
     with CaptureQueriesContext(connection) as queries:
@@ -169,7 +176,7 @@ def test_a_grade_goes_to_the_lighter_day_and_its_preview_says_so(learner: User) 
             now=now,
         )
     schedule.refresh_from_db()
-    assert (schedule.due - now).days == interval.days
+    assert (schedule.due - now).days == target
     assert shown[3] == fsrs_adapter.interval_label(schedule.due - now)
     grouped = [q for q in queries.captured_queries if "GROUP BY" in q["sql"]]
     assert len(grouped) == 1
@@ -179,3 +186,28 @@ def test_every_day_of_a_short_range_is_reachable() -> None:
     week = _week({})
     picks = {week.choose(interval=3, minimum=2, maximum=4, seed=s) for s in range(200)}
     assert picks == {2, 3, 4}
+
+
+@given(
+    interval=st.integers(min_value=3, max_value=90),
+    counts=st.dictionaries(st.integers(0, 120), st.integers(0, 500), max_size=40),
+    levels=st.text(alphabet="nrm", min_size=7, max_size=7),
+    away_from=st.integers(0, 100),
+    away_days=st.integers(0, 5),
+    seed=st.integers(0, 2**63 - 1),
+)
+def test_the_pick_stays_in_its_range_and_out_of_a_break(
+    interval: int, counts: dict[int, int], levels: str, away_from: int, away_days: int, seed: int
+) -> None:
+    low, high = fuzz_range(interval)
+    week = LearnerWeek(
+        counts=lambda first, last: counts,
+        level=lambda offset: levels[offset % 7],
+        away=lambda offset: away_from <= offset < away_from + away_days,
+        balance=lambda: True,
+    )
+    picked = week.choose(interval=interval, minimum=low, maximum=high, seed=seed)
+    assert picked is not None and low <= picked <= high
+    if any(not away_from <= d < away_from + away_days for d in range(low, high + 1)):
+        assert not away_from <= picked < away_from + away_days
+    assert picked == week.choose(interval=interval, minimum=low, maximum=high, seed=seed)
