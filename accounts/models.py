@@ -72,9 +72,15 @@ class User(AbstractUser):
     reminders_paused_until = models.DateField(_("reminders paused until"), null=True, blank=True)
     review_shortcuts_enabled = models.BooleanField(_("keyboard shortcuts in reviews"), default=True)
     # Within a review's fuzz range, pick the day with fewer reviews due (Anki's load balancer).
-    load_balancer_enabled = models.BooleanField(_("spread my reviews evenly"), default=True)
+    load_balancer_enabled = models.BooleanField(
+        _("spread my reviews evenly"), default=True, db_default=True
+    )
     easy_days = models.CharField(
-        _("easy days"), max_length=7, default=EASY_DAYS_NORMAL, validators=[validate_easy_days]
+        _("easy days"),
+        max_length=7,
+        default=EASY_DAYS_NORMAL,
+        db_default=EASY_DAYS_NORMAL,
+        validators=[validate_easy_days],
     )
     # Time away (both local dates, inclusive): reviews due in it are moved out, no digest is sent.
     break_from = models.DateField(_("away from"), null=True, blank=True)

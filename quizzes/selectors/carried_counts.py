@@ -137,8 +137,7 @@ def due_queue_carried(
             enrolled=counts.enrolled_course_ids,
             reviewing=counts.review_course_ids,
         )
-        card = at_risk_first(learner=learner, now=now, day_end=carried.day_end,
-                             backlog=counts.backlog_course_ids, card=card)  # fmt: skip
+        card = at_risk_first(learner=learner, now=now, courses=counts.courses, card=card)
     if card is None:
         if counts.due_count or not counts.new_count:
             return None

@@ -7,7 +7,6 @@ counts are one statement; nothing loads a learner's schedules into Python.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,7 +17,7 @@ from accounts.local_day import day_bounds_at
 from accounts.models import User
 from courses.models import Enrollment
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
-from quizzes.selectors.backlog import at_risk_first
+from quizzes.selectors.backlog import at_risk_first, in_backlog
 from quizzes.selectors.cards import (
     LEARN_AHEAD,
     LEARNING_STATES,
@@ -69,12 +68,8 @@ class CourseCounts:
 
     @property
     def new_left(self) -> int:
-        return max(self.new_limit - self.new_today, 0)
-
-    @property
-    def in_backlog(self) -> bool:
-        """More reviews due than the daily limit: new items wait until it is worked down."""
-        return self.review_due > max(self.review_limit, 1)
+        # None while more reviews are due than the daily limit (a backlog: selectors/backlog.py).
+        return 0 if in_backlog(self) else max(self.new_limit - self.new_today, 0)
 
 
 @dataclass(frozen=True)
@@ -89,27 +84,7 @@ class QueueCounts:
 
     @property
     def new_count(self) -> int:
-        return sum(min(c.new_available, c.new_left) for c in self.courses if not c.in_backlog)
-
-    @property
-    def backlog_reviews(self) -> int:
-        return sum(c.review_due for c in self.courses if c.in_backlog)
-
-    @property
-    def backlog_days(self) -> int:
-        """Days to work the backlog down at each course's daily limit (the slowest course)."""
-        return max(
-            (
-                math.ceil(c.review_due / max(c.review_limit, 1))
-                for c in self.courses
-                if c.in_backlog
-            ),
-            default=0,
-        )
-
-    @property
-    def backlog_course_ids(self) -> list[int]:
-        return [c.course_id for c in self.courses if c.in_backlog and c.reviews_left]
+        return sum(min(c.new_available, c.new_left) for c in self.courses)
 
     @property
     def reviews_today(self) -> int:
@@ -134,9 +109,7 @@ class QueueCounts:
 
     @property
     def new_course_ids(self) -> list[int]:
-        return [
-            c.course_id for c in self.courses if c.new_left and c.new_available and not c.in_backlog
-        ]
+        return [c.course_id for c in self.courses if c.new_left and c.new_available]
 
 
 @dataclass(frozen=True)
@@ -280,8 +253,7 @@ def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
 def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> QueueCard | None:
     """The oldest due card (learning steps within the learn-ahead window, reviews of courses
     with reviews left today), else the first new item of a course with new items left (one
-    query, and one more for a multiple-choice card's choices). A course with more reviews due
-    than its daily limit shows its reviews lowest retrievability first (two queries more)."""
+    query, and one more for a multiple-choice card's choices); a backlog's reviews at risk first."""
     card: QueueCard | None = None
     if counts.due_count:
         _, day_end = local_day_bounds(learner=learner, now=now)
@@ -292,11 +264,8 @@ def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> Queue
             enrolled=counts.enrolled_course_ids,
             reviewing=counts.review_course_ids,
         )
-    if card is not None and counts.backlog_course_ids:
-        _, day_end = local_day_bounds(learner=learner, now=now)
-        card = at_risk_first(
-            learner=learner, now=now, day_end=day_end, backlog=counts.backlog_course_ids, card=card
-        )
+    if card is not None:  # a course over its daily limit: its review most at risk first
+        card = at_risk_first(learner=learner, now=now, courses=counts.courses, card=card)
     if card is None and counts.new_count:
         card = first_new_card_for(learner=learner, courses=counts.new_course_ids)
     return card

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from quizzes.models import RecallSchedule
+from quizzes.selectors.backlog import Backlog, backlog_of
 from quizzes.selectors.queue import due_queue_for
 from tests.factories import QuizItemFactory, RecallScheduleFactory
 from tests.quizzes.factories import course_with_items
@@ -42,8 +43,7 @@ def test_a_backlog_shows_the_least_remembered_first_and_holds_new_items(learner:
     assert queue.card is not None and queue.card.schedule is not None
     assert queue.card.schedule.pk == weakest.pk
     assert queue.new_count == 0
-    assert queue.counts.backlog_reviews == 9
-    assert queue.counts.backlog_days == 3  # 9 reviews at 4 a day
+    assert backlog_of(queue.counts.courses) == Backlog(reviews=9, days=3)  # 9 at 4 a day
 
 
 def test_under_the_limit_it_is_the_usual_queue(learner: User) -> None:
@@ -51,7 +51,7 @@ def test_under_the_limit_it_is_the_usual_queue(learner: User) -> None:
     for _ in range(3):
         _overdue(learner, c.lesson, elapsed=12, stability=10.0)
     queue = due_queue_for(learner=learner, now=timezone.now())
-    assert queue.counts.backlog_days == 0
+    assert backlog_of(queue.counts.courses).days == 0
     assert queue.new_count > 0
 
 
