@@ -18,6 +18,8 @@ from quizzes.selectors.due_days import due_per_day, learner_today
 
 # A break is time away, not a pause: longer absences are a reminder pause and a backlog.
 MAX_BREAK_DAYS = 90
+# Planned at most a year ahead (and far from the calendar's end, where a day's bounds overflow).
+MAX_BREAK_AHEAD_DAYS = 366
 
 
 class BreakError(ValueError):
@@ -85,6 +87,8 @@ def break_set(*, learner: User, start: date, end: date, now: datetime) -> BreakR
         raise BreakError("The last day away is before the first.")
     if start < today:
         raise BreakError("A break starts today or later.")
+    if start > today + timedelta(days=MAX_BREAK_AHEAD_DAYS):
+        raise BreakError(f"A break starts within {MAX_BREAK_AHEAD_DAYS} days from today.")
     if (end - start).days + 1 > MAX_BREAK_DAYS:
         raise BreakError(f"A break is at most {MAX_BREAK_DAYS} days.")
     first, _ = learning_day_bounds(

@@ -88,6 +88,7 @@ def test_reviews_outside_the_break_stay(learner: User) -> None:
         (date(2026, 6, 5), date(2026, 6, 4)),
         (date(2026, 5, 30), date(2026, 6, 4)),
         (date(2026, 6, 5), date(2026, 9, 30)),
+        (date(9999, 12, 30), date(9999, 12, 31)),
     ],
 )
 def test_a_bad_break_is_refused(learner: User, start: date, end: date) -> None:
@@ -107,6 +108,10 @@ def test_the_week_page_sets_and_clears_a_break(client: Client, learner: User) ->
         reverse("quizzes:week_break"), {"break_from": "2026-06-09", "break_to": "2026-06-02"}
     )
     assert backwards.status_code == 400 and b"before the first" in backwards.content
+    far = client.post(
+        reverse("quizzes:week_break"), {"break_from": "9999-12-30", "break_to": "9999-12-31"}
+    )
+    assert far.status_code == 400 and b"within 366 days" in far.content
     ok = client.post(
         reverse("quizzes:week_break"), {"break_from": "2026-06-09", "break_to": "2026-06-12"}
     )
