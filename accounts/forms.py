@@ -11,9 +11,19 @@ from django import forms
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User
+from accounts.models import EASY_DAY_LETTERS, User
 
 HOURS = [(h, f"{h:02d}:00") for h in range(24)]
+WEEKDAY_FIELDS = (
+    ("easy_mon", _("Monday")),
+    ("easy_tue", _("Tuesday")),
+    ("easy_wed", _("Wednesday")),
+    ("easy_thu", _("Thursday")),
+    ("easy_fri", _("Friday")),
+    ("easy_sat", _("Saturday")),
+    ("easy_sun", _("Sunday")),
+)
+EASY_DAY_CHOICES = [("n", _("Normal")), ("r", _("Reduced")), ("m", _("Minimum"))]
 
 # The IANA areas that name places; the rest of the database's names are aliases kept for old
 # systems ("US/Eastern", "Etc/GMT+5", "Factory", "localtime") that no one picks from a list.
@@ -84,10 +94,24 @@ class PreferencesForm(forms.ModelForm):
             "reminders_enabled",
             "reminder_hour",
             "review_shortcuts_enabled",
+            "load_balancer_enabled",
         ]
+        help_texts = {
+            "load_balancer_enabled": _(
+                "Each review goes to the day with fewer reviews within its usual range."
+            ),
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        letters = self.instance.easy_days if self.instance else "nnnnnnn"
+        for index, (name, label) in enumerate(WEEKDAY_FIELDS):
+            self.fields[name] = forms.ChoiceField(
+                label=_("Easy days: %(day)s") % {"day": label},
+                choices=EASY_DAY_CHOICES,
+                required=False,
+                initial=letters[index] if len(letters) == 7 else "n",
+            )
         current = self.instance.time_zone if self.instance else ""
         known = {name for _region, zones in time_zone_choices() for name, _label in zones}
         if current and current not in known:
@@ -95,3 +119,16 @@ class PreferencesForm(forms.ModelForm):
             field = self.fields["time_zone"]
             assert isinstance(field, forms.ChoiceField)
             field.choices = [(_("Current"), [(current, current)]), *time_zone_choices()]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        # A day the form left out keeps its setting.
+        saved = self.instance.easy_days if len(self.instance.easy_days or "") == 7 else "n" * 7
+        letters = [
+            str(cleaned.pop(name, "") or saved[index])
+            for index, (name, _label) in enumerate(WEEKDAY_FIELDS)
+        ]
+        cleaned["easy_days"] = "".join(
+            letter if letter in EASY_DAY_LETTERS else "n" for letter in letters
+        )
+        return cleaned

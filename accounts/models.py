@@ -10,6 +10,18 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+# A learner's easy days, Monday first: one letter a weekday, n(ormal), r(educed) or m(inimum),
+# as Anki 24.11's easy-days setting (ankitects/anki rslib/src/scheduler/states/load_balancer.rs).
+EASY_DAY_LETTERS = "nrm"
+EASY_DAYS_NORMAL = "nnnnnnn"
+
+
+def validate_easy_days(value: str) -> None:
+    if len(value) != 7 or any(letter not in EASY_DAY_LETTERS for letter in value):
+        raise ValidationError(
+            _("Easy days are seven letters, Monday first, each n, r or m."), code="easy_days"
+        )
+
 
 def validate_time_zone(value: str) -> None:
     if value not in zoneinfo.available_timezones():
@@ -59,6 +71,20 @@ class User(AbstractUser):
     )
     reminders_paused_until = models.DateField(_("reminders paused until"), null=True, blank=True)
     review_shortcuts_enabled = models.BooleanField(_("keyboard shortcuts in reviews"), default=True)
+    # Within a review's fuzz range, pick the day with fewer reviews due (Anki's load balancer).
+    load_balancer_enabled = models.BooleanField(
+        _("spread my reviews evenly"), default=True, db_default=True
+    )
+    easy_days = models.CharField(
+        _("easy days"),
+        max_length=7,
+        default=EASY_DAYS_NORMAL,
+        db_default=EASY_DAYS_NORMAL,
+        validators=[validate_easy_days],
+    )
+    # Time away (both local dates, inclusive): reviews due in it are moved out, no digest is sent.
+    break_from = models.DateField(_("away from"), null=True, blank=True)
+    break_to = models.DateField(_("away until"), null=True, blank=True)
 
     USERNAME_FIELD = "email"
     REQUIRED_FIELDS = []  # type: ignore[misc]

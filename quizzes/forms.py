@@ -144,3 +144,28 @@ class GradeForm(forms.Form):
     counts = forms.CharField(required=False, max_length=COUNTS_MAX_LENGTH)
     # A calculated card's typed number; the answer it is logged beside is drawn on the server.
     answer = forms.CharField(required=False, max_length=ANSWER_MAX_LENGTH)
+
+
+class BreakForm(forms.Form):
+    """Time away: the first and last local day away (both inclusive), or clear the break."""
+
+    break_from = forms.DateField(
+        label=_("First day away"),
+        required=False,
+        widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}),
+    )
+    break_to = forms.DateField(
+        label=_("Last day away"),
+        required=False,
+        widget=forms.DateInput(format="%Y-%m-%d", attrs={"type": "date"}),
+    )
+    action = forms.ChoiceField(choices=[("set", "set"), ("clear", "clear")], required=False)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if cleaned.get("action") != "clear":
+            if cleaned.get("break_from") is None and "break_from" not in self.errors:
+                self.add_error("break_from", _("Give the first day away."))
+            if cleaned.get("break_to") is None and "break_to" not in self.errors:
+                self.add_error("break_to", _("Give the last day away."))
+        return cleaned

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from quizzes.views import answers, calculated, retention, review, stats
+from quizzes.views import answers, calculated, retention, review, stats, week
 
 app_name = "quizzes"
 
@@ -15,6 +15,8 @@ urlpatterns = [
     path("items/<int:item_id>/history/", stats.item_history, name="item_history"),
     path("items/<int:item_id>/unsuspend/", stats.item_unsuspend, name="item_unsuspend"),
     path("stats/", stats.learner_stats_view, name="stats"),
+    path("week/", week.week, name="week"),
+    path("week/break/", week.week_break, name="week_break"),
     path("teaching/<slug:course_slug>/", stats.course_stats, name="course_stats"),
     path(
         "teaching/<slug:course_slug>/settings/", retention.course_settings, name="course_settings"

@@ -45,7 +45,7 @@ SCAN_RANGE = 100_000
 # The scan starts no new range after this long, inside the task's soft time limit (240 s), so it
 # ends on its own even where Celery cannot enforce the limit (a broker that does not answer).
 SCAN_BUDGET_SECONDS = 180.0
-# Slots per statement, well under SQLite's 32,766 parameters (six each).
+# Slots per statement, well under SQLite's 32,766 parameters (seven each).
 SLOTS_PER_STATEMENT = 1_000
 # Send tasks per Redis pipeline: 100 chunks of 500 ids are about half a megabyte.
 PUBLISH_BATCH = 100
@@ -63,7 +63,7 @@ def _insert_statement(
     jsonb = "CAST(%s AS jsonb)" if postgres else "%s"
     # PostgreSQL's planning fence (below); SQLite before 3.35 would not parse it.
     materialized = "MATERIALIZED" if postgres else ""
-    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(slots))
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(slots))
     # A suspended leech, or an item undone back to new (no reps), is owed no recall.
     recall = "s.due <= %s AND NOT s.suspended AND s.reps > 0"
     # Driven by what is due: an index on due finds the range's due schedules (a few per due
@@ -76,7 +76,8 @@ def _insert_statement(
     # after today's reminder moment (a learner's first digest waits for their next morning).
     # Only table names, constants and placeholders are interpolated; every value is a parameter.
     sql = f"""
-        WITH slot(time_zone, day_start_hour, reminder_hour, local_date, day_start, moment)
+        WITH slot(time_zone, day_start_hour, reminder_hour, local_date, day_start, moment,
+                  weekday)
             AS (VALUES {values}),
         due AS {materialized} (
             SELECT s.learner_id, s.item_id, s.due, s.state, s.last_review,
@@ -96,6 +97,9 @@ def _insert_statement(
              AND u.reminder_hour = slot.reminder_hour
         WHERE u.id >= %s AND u.id < %s AND u.reminders_enabled AND u.is_active
           AND (u.reminders_paused_until IS NULL OR u.reminders_paused_until < slot.local_date)
+          AND (u.break_from IS NULL OR u.break_to IS NULL
+               OR slot.local_date < u.break_from OR slot.local_date > u.break_to)
+          AND SUBSTR(u.easy_days, slot.weekday, 1) <> 'm'
         GROUP BY u.id, slot.local_date
         HAVING MAX(CASE WHEN (d.state = {RecallSchedule.State.REVIEW} OR d.due < slot.day_start)
                              AND (d.last_review IS NULL OR d.last_review < slot.moment)
@@ -127,6 +131,8 @@ def _slot_params(slots: list[DigestSlot]) -> list[Any]:
             ops.adapt_datefield_value(slot.local_date),
             ops.adapt_datetimefield_value(slot.day_start),
             ops.adapt_datetimefield_value(slot.moment),
+            # No digest on the learner's minimum easy day (their `easy_days`, Monday first).
+            slot.local_date.isoweekday(),
         ]
     return params
 

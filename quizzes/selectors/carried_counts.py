@@ -13,6 +13,7 @@ from django.core import signing
 from accounts.models import User
 from core.moments import epoch_micros, from_epoch_micros
 from quizzes.models import RecallSchedule, ReviewLog
+from quizzes.selectors.backlog import at_risk_first
 from quizzes.selectors.cards import LEARN_AHEAD, LEARNING_STATES, due_card_for, first_new_card_for
 from quizzes.selectors.queue import CourseCounts, DueQueue, QueueCounts, local_day_bounds
 
@@ -136,6 +137,7 @@ def due_queue_carried(
             enrolled=counts.enrolled_course_ids,
             reviewing=counts.review_course_ids,
         )
+        card = at_risk_first(learner=learner, now=now, courses=counts.courses, card=card)
     if card is None:
         if counts.due_count or not counts.new_count:
             return None

@@ -17,6 +17,7 @@ from accounts.local_day import day_bounds_at
 from accounts.models import User
 from courses.models import Enrollment
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog
+from quizzes.selectors.backlog import at_risk_first, in_backlog
 from quizzes.selectors.cards import (
     LEARN_AHEAD,
     LEARNING_STATES,
@@ -67,7 +68,8 @@ class CourseCounts:
 
     @property
     def new_left(self) -> int:
-        return max(self.new_limit - self.new_today, 0)
+        # None while more reviews are due than the daily limit (a backlog: selectors/backlog.py).
+        return 0 if in_backlog(self) else max(self.new_limit - self.new_today, 0)
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,7 @@ def queue_counts_for(*, learner: User, now: datetime) -> QueueCounts:
 def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> QueueCard | None:
     """The oldest due card (learning steps within the learn-ahead window, reviews of courses
     with reviews left today), else the first new item of a course with new items left (one
-    query, and one more for a multiple-choice card's choices)."""
+    query, and one more for a multiple-choice card's choices); a backlog's reviews at risk first."""
     card: QueueCard | None = None
     if counts.due_count:
         _, day_end = local_day_bounds(learner=learner, now=now)
@@ -262,6 +264,8 @@ def next_card_for(*, learner: User, now: datetime, counts: QueueCounts) -> Queue
             enrolled=counts.enrolled_course_ids,
             reviewing=counts.review_course_ids,
         )
+    if card is not None:  # a course over its daily limit: its review most at risk first
+        card = at_risk_first(learner=learner, now=now, courses=counts.courses, card=card)
     if card is None and counts.new_count:
         card = first_new_card_for(learner=learner, courses=counts.new_course_ids)
     return card

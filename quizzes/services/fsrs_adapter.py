@@ -21,6 +21,7 @@ from core.steps import bounded_steps
 from courses.models import Course
 from quizzes.models import RecallSchedule
 from quizzes.selectors.scheduling import SchedulingRow, scheduling_row
+from quizzes.services.load_balancer import LearnerWeek
 
 RATINGS: tuple[fsrs.Rating, ...] = (
     fsrs.Rating.Again,
@@ -83,11 +84,15 @@ class SeededScheduler(fsrs.Scheduler):
     """`fsrs.Scheduler` whose fuzz draws from a seeded generator instead of the global one.
 
     The fuzz range is fsrs's own (its FUZZ_RANGES, the same arithmetic as its
-    `_get_fuzzed_interval`); only the source of the random number differs."""
+    `_get_fuzzed_interval`); only the source of the random number differs. With a learner's
+    `week`, the day within the range is the load balancer's pick (load_balancer.py)."""
 
-    def __init__(self, *args: Any, seed: int, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, seed: int, week: LearnerWeek | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.seed = seed
+        self.week = week
 
     def _get_fuzzed_interval(self, *, interval: timedelta) -> timedelta:
         interval_days = interval.days
@@ -100,6 +105,12 @@ class SeededScheduler(fsrs.Scheduler):
             )
         max_ivl = min(round(interval_days + delta), self.maximum_interval)
         min_ivl = min(max(2, round(interval_days - delta)), max_ivl)
+        if self.week is not None:
+            chosen = self.week.choose(
+                interval=interval_days, minimum=min_ivl, maximum=max_ivl, seed=self.seed
+            )
+            if chosen is not None:
+                return timedelta(days=chosen)
         # A fresh generator per call: every rating of one preview draws the same number.
         drawn = random.Random(self.seed).random() * (max_ivl - min_ivl + 1) + min_ivl
         return timedelta(days=min(round(drawn), self.maximum_interval))
@@ -118,13 +129,18 @@ def _steps(minutes: object) -> tuple[timedelta, ...]:
 
 
 def scheduler_for(
-    course: Course, scheduling: Scheduling | None = None, *, seed: int | None = None
+    course: Course,
+    scheduling: Scheduling | None = None,
+    *,
+    seed: int | None = None,
+    week: LearnerWeek | None = None,
 ) -> fsrs.Scheduler:
     """The course's FSRS-6 scheduler with `scheduling`'s weights and retention (default: FSRS-6's
     defaults and the course's retention). Fuzz is on, seeded, when `seed` is given (a grade and
     its preview); without one there is no fuzz, so statistics are reproducible.
 
-    The step lists are taken literally: an empty list means no (re)learning steps.
+    The step lists are taken literally: an empty list means no (re)learning steps. With `week`
+    (and a seed), the load balancer picks the day within the fuzz range.
     """
     kwargs: dict[str, Any] = {
         "parameters": scheduling.weights if scheduling else DEFAULT_WEIGHTS,
@@ -140,7 +156,7 @@ def scheduler_for(
     }
     if seed is None:
         return fsrs.Scheduler(enable_fuzzing=False, **kwargs)
-    return SeededScheduler(enable_fuzzing=True, seed=seed, **kwargs)
+    return SeededScheduler(enable_fuzzing=True, seed=seed, week=week, **kwargs)
 
 
 def weights_valid(weights: Sequence[float]) -> bool:

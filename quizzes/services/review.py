@@ -21,6 +21,7 @@ from quizzes.models import QuizItem, RecallSchedule, ReviewLog
 from quizzes.selectors.cards import schedule_for_grade, schedule_locked_for
 from quizzes.selectors.course_stats import LEECH_LAPSES
 from quizzes.services import fsrs_adapter
+from quizzes.services.easy_days import learner_week
 from quizzes.services.rows import row_swap
 
 
@@ -68,16 +69,21 @@ def _grade_as_read(
     scheduling: fsrs_adapter.Scheduling | None = None,
     answer_value: float | None = None,
     expected_value: float | None = None,
+    learner: User | None = None,
 ) -> ReviewLog | None:
     """Advance a schedule of `course` as read (with `scheduling` when it was read beside it);
     write the log; rotate the token. Both writes happen only if the row still holds the token
-    it was read with: None when another request wrote it since."""
+    it was read with: None when another request wrote it since.
+
+    The day within a fuzz range is the load balancer's pick over the learner's week (the grade's
+    preview makes the same pick: same seed, same counts)."""
     if scheduling is None:
         scheduling = fsrs_adapter.scheduling_for(course=course, learner_id=schedule.learner_id)
     seed = fsrs_adapter.fuzz_seed(
         learner_id=schedule.learner_id, item_id=schedule.item_id, reps=schedule.reps
     )
-    scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed)
+    week = learner_week(learner=learner or schedule.learner_id, now=now)
+    scheduler = fsrs_adapter.scheduler_for(course, scheduling, seed=seed, week=week)
     card_before = fsrs_adapter.card_from_schedule(schedule)
     card_after = fsrs_adapter.review(
         scheduler=scheduler, card=card_before, rating=rating, now=now, duration_ms=duration_ms
@@ -151,8 +157,10 @@ def _grade_as_read_with(
     *,
     default_source: str,
     scheduling: fsrs_adapter.Scheduling | None = None,
+    learner: User | None = None,
 ) -> ReviewLog | None:
     return _grade_as_read(
+        learner=learner,
         schedule=schedule,
         course=course,
         card_token=token,
@@ -183,7 +191,7 @@ def review_grade(*, learner: User, schedule_id: int, **grade: Unpack[Grade]) -> 
     scheduling = fsrs_adapter.scheduling_from(course=course, row=row)
     log = _grade_as_read_with(
         schedule, course, token, grade, default_source=ReviewLog.Source.REVIEW,
-        scheduling=scheduling,
+        scheduling=scheduling, learner=learner,
     )  # fmt: skip
     # Written since it was read: by this same grade (a replay finds its log) or another.
     return log if log is not None else _replay_or_stale(schedule, token)
@@ -224,7 +232,12 @@ def schedule_start(*, learner: User, item: QuizItem, **grade: Unpack[Grade]) -> 
         # The row is created or locked in this transaction: nothing else can have written it.
         course = item.lesson.module.course
         log = _grade_as_read_with(
-            schedule, course, token, grade, default_source=ReviewLog.Source.LESSON
+            schedule,
+            course,
+            token,
+            grade,
+            default_source=ReviewLog.Source.LESSON,
+            learner=learner,
         )
         if log is None:
             raise StaleCard(f"schedule {schedule.pk} changed under its lock")

@@ -115,7 +115,11 @@ def _render_revealed(
         "token": token,
         "shown_at": shown_at or int(time.time() * 1000),
         "previews": grade_previews(
-            card=card, now=timezone.now(), learner_id=request.user.pk, scheduling=scheduling
+            card=card,
+            now=timezone.now(),
+            learner_id=request.user.pk,
+            scheduling=scheduling,
+            learner=request.user,
         ),
         "shortcuts": request.user.review_shortcuts_enabled,
         # Passed on as the panel signed them; the grade checks them.
