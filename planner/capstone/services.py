@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from courses.models import Course
-from planner.capstone.check import plan_check, plan_estimate
+from planner.capstone.check import plan_check, plan_estimate, recommended_label
 from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
 from planner.models import (
     WORKSHEET_FIELDS,
@@ -81,7 +81,13 @@ def _refresh_comparison(worksheet: CapstoneWorksheet) -> None:
         return
     # Our own page's address, whatever host or scheme was pasted: the page shows it as a link.
     link = f"{reverse('planner:paths')}?{comparison_query(pasted)}"
-    worksheet.paths_comparison = {**comparison.to_dict(), "link": link, "pasted": pasted}
+    stored = comparison.to_dict()
+    worksheet.paths_comparison = {
+        **stored,
+        "link": link,
+        "pasted": pasted,
+        "recommended_label": recommended_label(stored),
+    }
 
 
 def worksheet_can_submit(*, worksheet: CapstoneWorksheet) -> tuple[bool, str]:
