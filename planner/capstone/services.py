@@ -23,7 +23,7 @@ from planner.models import (
     Grade,
     WorkloadCard,
 )
-from planner.paths.runs import comparison_for_link, comparison_query
+from planner.paths.runs import comparison_for_link, comparison_forms_for_link, comparison_query
 
 # A plan cannot be submitted without these: the grader needs to know what it is about and
 # what it recommends.
@@ -88,6 +88,22 @@ def _refresh_comparison(worksheet: CapstoneWorksheet) -> None:
         "pasted": pasted,
         "recommended_label": recommended_label(stored),
     }
+
+
+def worksheet_attach_comparison(*, learner: User, course: Course, link: str) -> CapstoneWorksheet:
+    """Attach a path comparison (its link, as the comparison page gives it) to the learner's
+    worksheet for the course, creating the draft if there is none; the comparison runs now."""
+    link = link.strip()
+    max_length = CapstoneWorksheet._meta.get_field("paths_query").max_length or 2000
+    if not link or len(link) > max_length:
+        raise ValidationError({"paths_query": _("The comparison's link is missing or too long.")})
+    if not comparison_forms_for_link(link).is_valid():
+        raise ValidationError({"paths_query": _("The comparison's inputs are refused.")})
+    with transaction.atomic():
+        worksheet, _created = CapstoneWorksheet.objects.select_for_update().get_or_create(
+            learner=learner, course=course
+        )
+        return worksheet_autosave(worksheet=worksheet, data={"paths_query": link})
 
 
 def worksheet_can_submit(*, worksheet: CapstoneWorksheet) -> tuple[bool, str]:
