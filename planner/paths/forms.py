@@ -8,9 +8,16 @@ from typing import Any
 
 from django import forms
 
-from planner.calculator.fields import int_field
+from planner.calculator.fields import gb_field, int_field
 from planner.calculator.forms import FORMS, CalculatorForm
-from planner.capacity.paths import PATHS
+from planner.capacity.paths import PATHS, USE_CASES
+from planner.capacity.paths.card import (
+    AVAILABILITY,
+    MAX_ACCEPTANCE_RATE,
+    MAX_DRAFT_TOKENS,
+    MAX_PEAK_FACTOR,
+    MAX_PREFIX_HIT_RATE,
+)
 
 ESTIMATES = tuple(FORMS)
 PATH_LABELS = {
@@ -33,6 +40,48 @@ class TrafficForm(forms.Form):
         "Serving: capacity is planned for the peak. Empty: the workload's users.",
         maximum=10**7,
     )
+    use_case = forms.ChoiceField(
+        label="Use case (service-level preset)",
+        help_text="Serving: its p95 first-token and inter-token targets and typical lengths; "
+        "the card's own targets win. Empty: chat.",
+        required=False,
+        choices=[("", "not given (chat)"), *((u.name, u.label) for u in USE_CASES.values())],
+        error_messages={
+            "invalid_choice": "unknown use case %(value)s; use " + ", ".join(USE_CASES) + "."
+        },
+    )
+    peak_factor = gb_field(
+        "Peak factor (peak rate ÷ the day's mean)",
+        "Serving: the busiest hour's arrival rate over the day's mean. Empty: the use case's.",
+        minimum="1",
+        maximum=str(MAX_PEAK_FACTOR),
+    )
+    availability = forms.ChoiceField(
+        label="Availability",
+        help_text="Serving: n+1 adds a failover replica to every self-hosted plan.",
+        required=False,
+        choices=[("", "not given (single)"), *((a, a) for a in AVAILABILITY)],
+        error_messages={"invalid_choice": "use single or n+1."},
+    )
+    prefix_hit_rate = gb_field(
+        "Prefix-cache hit rate",
+        "Serving: the share of each prompt already in the prefix cache (0 to 0.99).",
+        allow_zero=True,
+        maximum=str(float(MAX_PREFIX_HIT_RATE)),
+    )
+    draft_tokens = int_field(
+        "Speculative draft tokens",
+        f"Serving: tokens the draft proposes per step (0 to {MAX_DRAFT_TOKENS}); give the "
+        "acceptance rate with it.",
+        allow_zero=True,
+        maximum=MAX_DRAFT_TOKENS,
+    )
+    acceptance_rate = gb_field(
+        "Draft acceptance rate",
+        "Serving: the chance each draft token is accepted (0 to 0.99).",
+        allow_zero=True,
+        maximum=str(float(MAX_ACCEPTANCE_RATE)),
+    )
     exclude = forms.MultipleChoiceField(
         label="Exclude paths",
         help_text="A constraint: data that must stay in-house excludes the managed API.",
@@ -41,6 +90,25 @@ class TrafficForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         error_messages={"invalid_choice": "unknown path %(value)s; use " + ", ".join(PATHS) + "."},
     )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("draft_tokens") and data.get("acceptance_rate") is None:
+            self.add_error("acceptance_rate", "give it with the draft tokens (0 to 0.99).")
+        return data
+
+
+# The traffic form's fields the comparison takes, beside the workload's own.
+TRAFFIC_FIELDS = (
+    "requests_per_day",
+    "peak_concurrency",
+    "use_case",
+    "peak_factor",
+    "availability",
+    "prefix_hit_rate",
+    "draft_tokens",
+    "acceptance_rate",
+)
 
 
 @dataclass
@@ -64,8 +132,8 @@ class ComparisonForms:
         """The inputs as a shareable query (the calculator's keys, then the traffic)."""
         out: dict[str, Any] = dict(self.workload.query_dict())
         traffic = self.traffic.cleaned_data
-        for name in ("requests_per_day", "peak_concurrency"):
-            if traffic.get(name) is not None:
+        for name in TRAFFIC_FIELDS:
+            if traffic.get(name) not in (None, ""):
                 out[name] = str(traffic[name])
         if traffic.get("exclude"):
             out["exclude"] = list(traffic["exclude"])

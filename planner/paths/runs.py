@@ -22,7 +22,7 @@ from planner.capacity.paths import (
     compare_serving,
     compare_training,
 )
-from planner.paths.forms import ESTIMATES, ComparisonForms, comparison_forms
+from planner.paths.forms import ESTIMATES, TRAFFIC_FIELDS, ComparisonForms, comparison_forms
 
 
 def comparison_run(
@@ -32,14 +32,16 @@ def comparison_run(
     requests_per_day: int | None = None,
     peak_concurrency: int | None = None,
     exclude: Iterable[str] = (),
+    traffic: Traffic | None = None,
 ) -> PathComparison:
-    """Every path for the parsed workload `data` (the calculator form's cleaned data)."""
+    """Every path for the parsed workload `data` (the calculator form's cleaned data); `traffic`
+    (when given) carries the serving plan's inputs in full and wins over the two counts."""
     catalogue = default_catalogue()
     if kind == "serving":
         return compare_serving(
             ServingInputs(**engine_inputs(ServingInputs, data)),
             catalogue=catalogue,
-            traffic=Traffic(requests_per_day, peak_concurrency),
+            traffic=traffic or Traffic(requests_per_day, peak_concurrency),
             exclude=exclude,
         )
     if kind == "batch":
@@ -92,9 +94,8 @@ def form_comparison(forms: ComparisonForms) -> PathComparison | None:
         return comparison_run(
             forms.kind,
             forms.workload.cleaned_data,
-            requests_per_day=traffic.get("requests_per_day"),
-            peak_concurrency=traffic.get("peak_concurrency"),
             exclude=traffic.get("exclude") or (),
+            traffic=Traffic(**{n: _given(traffic.get(n)) for n in TRAFFIC_FIELDS}),
         )
     except CapacityInputError as err:
         for form in (forms.workload, forms.traffic):
@@ -103,6 +104,10 @@ def form_comparison(forms: ComparisonForms) -> PathComparison | None:
                 return None
         forms.workload.add_error(None, f"{err.field}: {err.message}")
         return None
+
+
+def _given(value: Any) -> Any:
+    return None if value == "" else value
 
 
 def comparison_query(link: str) -> str:

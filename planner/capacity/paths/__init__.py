@@ -1,10 +1,13 @@
 """Choose the path: one workload on every catalogue path (CPU, GPUs, TPUs, the managed API), each
 judged against the card's targets and priced per useful result, with a recommendation.
 
-The recommendation is the cheapest option that meets every target; the break-even traffic is
-the day's requests at which the cheapest meeting self-hosted path costs what the managed API does:
-self-hosted cost per day ÷ the API's cost per request (self-hosted is sized for the peak and paid
-whether busy or idle; the API is paid per token).
+Serving options are replicated to carry the day's requests at their peak (paths.volume) and
+checked at a percentile (paths.queueing) against the card's targets, or a use case's preset
+(paths.presets) where the card gives none. The recommendation is the cheapest option that meets
+every target; the break-even traffic is the day's requests at which the cheapest meeting
+self-hosted plan costs what the managed API does: self-hosted cost per day ÷ the API's cost per
+request (self-hosted is sized for the peak and paid whether busy or idle, its failover replica
+included under N+1; the API is paid per token).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any, Final
 from planner.capacity.batch import BatchInputs
 from planner.capacity.catalogue import Catalogue
 from planner.capacity.formatting import money, num, whole
-from planner.capacity.paths.card import Traffic, serving_card
+from planner.capacity.paths.card import ServingCard, Traffic, serving_card
 from planner.capacity.paths.jobs import batch_options, training_options
 from planner.capacity.paths.options import LIMITERS, PATHS, PathOption, cheapest_first
 from planner.capacity.paths.plans import (
@@ -29,6 +32,8 @@ from planner.capacity.paths.plans import (
     serving_load_test,
     training_load_test,
 )
+from planner.capacity.paths.presets import USE_CASES
+from planner.capacity.paths.queueing import speculative_speedup
 from planner.capacity.paths.serving import serving_options
 from planner.capacity.results import Assumption, FormulaLine
 from planner.capacity.serving import ServingInputs
@@ -38,6 +43,7 @@ from planner.capacity.units import CapacityInputError, as_float
 __all__ = [
     "LIMITERS",
     "PATHS",
+    "USE_CASES",
     "PathComparison",
     "PathOption",
     "Traffic",
@@ -72,6 +78,7 @@ class PathComparison:
     cost_series: list[dict[str, Any]] = field(default_factory=list)
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
+    service_level: dict[str, Any] | None = None  # serving: the load and the targets checked
 
     @property
     def rejected(self) -> list[PathOption]:
@@ -103,6 +110,7 @@ class PathComparison:
             "assumptions": [a.to_dict() for a in self.assumptions],
             "formulas": [f.to_dict() for f in self.formulas],
             "not_modelled": list(NOT_MODELLED),
+            "service_level": self.service_level,
         }
 
 
@@ -115,6 +123,9 @@ def _pick(option: PathOption | None) -> dict[str, Any] | None:
         "count": option.count,
         "name": option.name,
         "cost_usd": as_float(option.cost_usd, 2) if option.cost_usd is not None else None,
+        "replicas": option.replicas,
+        "devices": option.devices if option.devices is not None else option.count,
+        "plan_label": option.plan_label,
     }
 
 
@@ -138,6 +149,8 @@ PER_PATH_FIELDS: Final = frozenset(
         "items_per_s",
         "price_per_hour",
         "api",
+        "max_num_seqs",  # per replica, in each option's deploy command
+        "decode_batch",
     }
 )
 
@@ -162,15 +175,46 @@ def recommend(options: Sequence[PathOption]) -> tuple[PathOption | None, PathOpt
 
 
 def break_even_requests_per_day(options: Sequence[PathOption]) -> Fraction | None:
-    """Self-hosted cost per day ÷ the API's cost per request, for the cheapest meeting
-    self-hosted option; None when no self-hosted option meets or no API price is there."""
+    """The fewest requests a day at which a meeting self-hosted plan, replicated for that volume,
+    costs no more than the API (None when no self-hosted option meets or no API price is there,
+    or when a replica's full capacity costs less on the API than the replica itself)."""
+    found = _break_even(options)
+    return found[0] if found else None
+
+
+def _break_even(options: Sequence[PathOption]) -> tuple[Fraction, PathOption, int] | None:
     api = next((o for o in options if o.path == "managed_api" and o.cost_per_request_usd), None)
     own = [o for o in options if o.self_hosted and o.meets and o.cost_usd is not None]
     if api is None or not own or not api.cost_per_request_usd:
         return None
-    cheapest = min(own, key=cheapest_first)
-    assert cheapest.cost_usd is not None
-    return cheapest.cost_usd / api.cost_per_request_usd
+    best: tuple[Fraction, PathOption, int] | None = None
+    for option in own:
+        found = _own_break_even(option, api.cost_per_request_usd)
+        if found is not None and (best is None or found[0] < best[0]):
+            best = (found[0], option, found[1])
+    return best
+
+
+def _own_break_even(option: PathOption, per_request: Fraction) -> tuple[Fraction, int] | None:
+    """(requests a day, replicas) where `option` first costs no more than the API: with k
+    replicas it costs k × a replica's price and carries k × a replica's capacity."""
+    assert option.cost_usd is not None
+    paid = option.replicas + option.failover
+    replica_cost = option.cost_usd / paid
+    capacity = option.requests_per_day_capacity
+    floor = int(option.settings.get("replicas_for_users") or 1)
+    if not capacity:
+        return option.cost_usd / per_request, option.replicas
+    if per_request * capacity <= replica_cost:
+        # Each added replica costs more than the API charges for what it carries; only the
+        # plan's first replicas could ever break even.
+        even = replica_cost * (floor + option.failover) / per_request
+        return (even, floor) if even <= floor * capacity else None
+    k = max(
+        floor, math.ceil(replica_cost * option.failover / (per_request * capacity - replica_cost))
+    )
+    even = replica_cost * (k + option.failover) / per_request
+    return max(even, capacity * (k - 1)), k
 
 
 def _finish(
@@ -203,26 +247,87 @@ def compare_serving(
         excluded=excluded,
         break_even_requests_per_day=even,
         load_test=serving_load_test(card, best, repo) if best else None,
-        deploy_command=deploy_command(best, repo) if best else None,
+        deploy_command=deploy_command(best, repo, card) if best else None,
         requests_per_day=card.requests_per_day,
         peak_concurrency=card.users,
         cost_series=cost_series(options, best),
         assumptions=card_assumptions(card.assumptions, options),
-        formulas=formulas,
+        formulas=[*load_formulas(card), *formulas],
+        service_level=service_level(card),
     )
 
 
+def service_level(card: ServingCard) -> dict[str, Any]:
+    """The load the plan carries and the targets it is checked against (the JSON's contract)."""
+    peak = card.peak_requests_per_s
+    tokens_per_step, _ = speculative_speedup(card.draft_tokens, card.acceptance_rate)
+    return {
+        "use_case": card.use_case.name,
+        "use_case_source": card.use_case.source,
+        "percentile": card.percentile,
+        "ttft_target_ms": as_float(card.ttft_target_ms, 1) if card.ttft_target_ms else None,
+        "itl_target_ms": as_float(card.itl_target_ms, 1) if card.itl_target_ms else None,
+        "peak_factor": as_float(card.peak_factor, 3),
+        "peak_requests_per_s": as_float(peak, 4),
+        "required_prefill_tokens_per_s": as_float(peak * card.prefill_tokens, 1),
+        "required_decode_tokens_per_s": as_float(peak * card.output_tokens, 1),
+        "prompt_tokens": card.prompt_tokens,
+        "prefill_tokens": card.prefill_tokens,
+        "output_tokens": card.output_tokens,
+        "availability": card.availability,
+        "prefix_hit_rate": as_float(card.prefix_hit_rate, 3),
+        "draft_tokens": card.draft_tokens,
+        "acceptance_rate": as_float(card.acceptance_rate, 3),
+        "tokens_per_decode_step": round(tokens_per_step, 3),
+    }
+
+
+def load_formulas(card: ServingCard) -> list[FormulaLine]:
+    peak = card.peak_requests_per_s
+    lines = [
+        FormulaLine(
+            "Peak arrival rate",
+            "requests per day ÷ 86,400 s × peak factor",
+            f"{whole(card.requests_per_day)} ÷ 86,400 × {num(card.peak_factor)} = "
+            f"{num(peak, 3)} requests/s",
+        ),
+        FormulaLine(
+            "Prefill and decode needed at the peak",
+            "peak rate × prompt tokens not in the prefix cache; peak rate × output tokens",
+            f"{num(peak, 3)} × {whole(card.prefill_tokens)} = {num(peak * card.prefill_tokens, 0)} "
+            f"tokens/s in; {num(peak, 3)} × {whole(card.output_tokens)} = "
+            f"{num(peak * card.output_tokens, 0)} tokens/s out",
+        ),
+    ]
+    if card.draft_tokens:
+        tokens, speedup = speculative_speedup(card.draft_tokens, card.acceptance_rate)
+        lines.append(
+            FormulaLine(
+                "Speculative decoding (Leviathan et al. 2023)",
+                "tokens per step (1 − a^(k+1)) ÷ (1 − a); speed-up ÷ (1 + k × draft cost)",
+                f"k = {card.draft_tokens}, a = {num(card.acceptance_rate)}: {tokens:.2f} tokens "
+                f"per step, {speedup:.2f} × the decode speed",
+            )
+        )
+    return lines
+
+
 def _break_even_formula(options: Sequence[PathOption], even: Fraction | None) -> list[FormulaLine]:
-    if even is None:
+    found = _break_even(options)
+    if even is None or found is None:
         return []
     api = next(o for o in options if o.path == "managed_api" and o.cost_per_request_usd)
-    own = min((o for o in options if o.self_hosted and o.meets and o.cost_usd), key=cheapest_first)
+    _, own, replicas = found
+    paid = own.replicas + own.failover
+    cost = (own.cost_usd or Fraction(0)) / paid * (replicas + own.failover)
+    spare = " + 1 failover" if own.failover else ""
     return [
         FormulaLine(
             "Break-even traffic",
-            "cheapest meeting self-hosted cost per day ÷ the API's cost per request",
-            f"{money(own.cost_usd or 0)} ({own.label}) ÷ ${num(api.cost_per_request_usd or 0, 6)} "
-            f"= {whole(math.floor(even))} requests/day",
+            "a meeting self-hosted plan's cost per day (replicas for that volume) ÷ the API's "
+            "cost per request, the lowest over the plans",
+            f"{money(cost)} ({own.label} × {replicas}{spare}) ÷ "
+            f"${num(api.cost_per_request_usd or 0, 6)} = {whole(math.floor(even))} requests/day",
         )
     ]
 
@@ -251,9 +356,10 @@ def _cost_at(option: PathOption, requests: int) -> Fraction | None:
         return option.cost_per_request_usd * requests if option.cost_per_request_usd else None
     if option.cost_usd is None:
         return None
+    per_replica = option.cost_usd / (option.replicas + option.failover)
     capacity = option.requests_per_day_capacity
-    replicas = max(1, math.ceil(requests / capacity)) if capacity else 1
-    return option.cost_usd * replicas
+    replicas = max(1, math.ceil(requests / capacity)) if capacity else option.replicas
+    return per_replica * (replicas + option.failover)
 
 
 def compare_batch(

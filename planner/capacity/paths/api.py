@@ -29,7 +29,8 @@ def api_option(card: ServingCard, api: Accelerator) -> PathOption:
     per_request = (card.prompt_tokens * price_in + card.output_tokens * price_out) / 10**6
     cost = card.requests_per_day * per_request
     seconds = API_TTFT_MS / 1000 + card.output_tokens / API_DECODE_TOKENS_PER_S
-    peak_rpm = card.users * 60 / seconds
+    # The peak is the larger of the card's users streaming back to back and the day's peak rate.
+    peak_rpm = max(card.users * 60 / seconds, card.peak_requests_per_s * 60)
     peak_tpm = peak_rpm * (card.prompt_tokens + card.output_tokens)
     formulas = (
         FormulaLine(
@@ -40,9 +41,11 @@ def api_option(card: ServingCard, api: Accelerator) -> PathOption:
         ),
         FormulaLine(
             "Peak requests and tokens per minute",
-            "peak users × 60 ÷ (first token + output tokens ÷ decode speed); × tokens per request",
-            f"{card.users} × 60 ÷ ({num(API_TTFT_MS / 1000)} s + {whole(card.output_tokens)} ÷ "
-            f"{num(API_DECODE_TOKENS_PER_S)}) = {num(peak_rpm, 0)} requests/min, "
+            "the larger of peak users × 60 ÷ (first token + output tokens ÷ decode speed) and the "
+            "day's peak rate × 60; × tokens per request",
+            f"max({card.users} × 60 ÷ ({num(API_TTFT_MS / 1000)} s + {whole(card.output_tokens)} ÷ "
+            f"{num(API_DECODE_TOKENS_PER_S)}), {num(card.peak_requests_per_s, 3)} × 60) = "
+            f"{num(peak_rpm, 0)} requests/min, "
             f"{num(peak_tpm, 0)} tokens/min (limits {whole(API_REQUESTS_PER_MINUTE)} and "
             f"{whole(API_TOKENS_PER_MINUTE)})",
         ),
@@ -70,11 +73,25 @@ def api_option(card: ServingCard, api: Accelerator) -> PathOption:
             "peak_requests_per_minute": as_float(peak_rpm, 1),
             "peak_tokens_per_minute": as_float(peak_tpm, 0),
             "cost_per_request_usd": as_float(per_request, 6),
+            # Provider medians only: no percentile beyond the median is published.
+            "ttft_ms_p50": as_float(API_TTFT_MS, 1),
+            "itl_ms_p50": as_float(1000 / API_DECODE_TOKENS_PER_S, 1),
         },
         formulas=formulas,
         cost_per_million_output_tokens_usd=per_request / card.output_tokens * 10**6,
         cost_per_request_usd=per_request,
+        devices=0,
+        capacity_requests_per_day=_capacity(card),
     )
+
+
+def _capacity(card: ServingCard) -> Fraction:
+    """The day's requests the rate limits allow at the card's peak factor."""
+    per_minute = min(
+        Fraction(API_REQUESTS_PER_MINUTE),
+        Fraction(API_TOKENS_PER_MINUTE, card.prompt_tokens + card.output_tokens),
+    )
+    return per_minute * 60 * 24 / card.peak_factor
 
 
 def _api_limiter(card: ServingCard, rpm: Fraction, tpm: Fraction) -> tuple[str | None, str]:
@@ -87,6 +104,11 @@ def _api_limiter(card: ServingCard, rpm: Fraction, tpm: Fraction) -> tuple[str |
         return "queueing", (
             f"a typical first token after {num(API_TTFT_MS, 0)} ms, over the "
             f"{num(card.ttft_target_ms, 0)} ms target"
+        )
+    if card.itl_target_ms is not None and 1000 / API_DECODE_TOKENS_PER_S > card.itl_target_ms:
+        return "bandwidth", (
+            f"a typical {num(1000 / API_DECODE_TOKENS_PER_S, 0)} ms between tokens, over the "
+            f"{num(card.itl_target_ms, 0)} ms target"
         )
     need = required_decode(card, API_TTFT_MS / 1000)
     if need is not None and API_DECODE_TOKENS_PER_S < need:

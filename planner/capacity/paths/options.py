@@ -22,6 +22,7 @@ LIMITERS: Final = (
     "rate_limit",
     "window",
     "training_memory",
+    "throughput",
 )
 GPU_COUNTS: Final = (1, 2, 4, 8)  # GPUs in one node: tensor parallelism stays inside NVLink/PCIe
 # TPU slices of 1, 4 and 8 chips (Cloud TPU v5e/v6e topologies 1x1, 2x2, 2x4; v5p from 2x2x1).
@@ -67,6 +68,12 @@ class PathOption:
     settings: dict[str, Any] = field(default_factory=dict)  # what the deploy command needs
     # What the option's estimate assumed (the card's own gaps, such as the precision).
     assumptions: tuple[Assumption, ...] = ()
+    # Serving: replicas of the unit (`count` devices each) that carry the peak, the failover
+    # replica N+1 adds, every device paid for, and the day's requests the replicas carry.
+    replicas: int = 1
+    failover: int = 0
+    devices: int | None = None
+    capacity_requests_per_day: Fraction | None = None
 
     @property
     def key(self) -> str:
@@ -75,6 +82,15 @@ class PathOption:
     @property
     def label(self) -> str:
         return self.name if self.count == 1 else f"{self.count} × {self.name}"
+
+    @property
+    def plan_label(self) -> str:
+        """The unit and its replicas: "NVIDIA L4 × 3 replicas (+1 failover)"."""
+        if self.replicas == 1 and not self.failover:
+            return self.label
+        unit = self.label if self.count == 1 else f"({self.label})"
+        spare = f" (+{self.failover} failover)" if self.failover else ""
+        return f"{unit} × {self.replicas} replica{'s' if self.replicas > 1 else ''}{spare}"
 
     @property
     def self_hosted(self) -> bool:
@@ -97,7 +113,22 @@ class PathOption:
             "notes": list(self.notes),
             "figures": dict(self.figures),
             "formulas": [f.to_dict() for f in self.formulas],
+            "replicas": self.replicas,
+            "failover_replicas": self.failover,
+            "devices": self.devices if self.devices is not None else self.count,
+            "capacity_requests_per_day": _whole(self.capacity_requests_per_day),
+            "plan_label": self.plan_label,
+            **{key: self.figures.get(key) for key in PERCENTILE_KEYS},
         }
+
+
+PERCENTILE_KEYS: Final = tuple(
+    f"{metric}_ms_p{q}" for metric in ("ttft", "itl") for q in (50, 95, 99)
+)
+
+
+def _whole(value: Fraction | None) -> int | None:
+    return int(value) if value is not None else None
 
 
 def _money(value: Fraction | None, places: int = 2) -> float | None:

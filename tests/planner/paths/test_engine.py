@@ -51,14 +51,17 @@ def option(result: object, accelerator: str, count: int = 1) -> PathOption:
     return next(o for o in options if o.accelerator == accelerator and o.count == count)
 
 
-def test_chat_card_misses_one_l4_on_kv_cache_and_fits_one_h100() -> None:
+def test_chat_card_misses_one_l4_between_tokens_and_fits_one_h100() -> None:
+    """One L4's KV cache holds 3 of the 20 users (replicas would carry the rest), but at 73 ms
+    between tokens it misses the chat preset's p95 inter-token latency of 50 ms."""
     result = compare_serving(chat_card(), catalogue=CAT, traffic=Traffic(requests_per_day=1000))
     l4 = option(result, "l4")
     assert not l4.meets
-    assert l4.limiter == "kv_cache"
-    assert "20 users" in l4.reason
+    assert l4.limiter == "bandwidth"
+    assert "inter-token latency" in l4.reason and "50 ms" in l4.reason
     h100 = option(result, "h100-sxm")
     assert h100.meets and h100.limiter is None
+    assert h100.replicas == 1 and h100.devices == 1
     assert h100.cost_usd == Fraction("4.50") * 24
 
 
@@ -119,7 +122,8 @@ def test_more_traffic_moves_the_recommendation_off_the_api_at_the_break_even() -
         (o for o in quiet.options if o.self_hosted and o.meets and o.cost_usd is not None),
         key=lambda o: o.cost_usd or 0,
     )
-    assert even == (own.cost_usd or 0) / (api.cost_per_request_usd or 1)
+    # At least the cheapest plan's cost over the API's price per request (replicas only add cost).
+    assert even >= (own.cost_usd or 0) / (api.cost_per_request_usd or 1)
     busy = compare_serving(
         chat_card(), catalogue=CAT, traffic=Traffic(requests_per_day=int(even) + 1000)
     )
