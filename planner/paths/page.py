@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 from urllib.parse import urlencode
@@ -25,7 +26,7 @@ from planner.capacity.paths.frontier import Frontier, serving_frontier
 from planner.capacity.paths.label import path_words, recommendation_label
 from planner.capacity.results import FormulaLine
 from planner.paths.charts import cost_chart, frontier_chart
-from planner.paths.forms import ComparisonForms, comparison_forms
+from planner.paths.forms import TRAFFIC_FIELDS, ComparisonForms, comparison_forms
 
 # The table's figure columns per estimate: (heading, figure key, decimals). Serving's time
 # columns show the mean and, where the estimate gives them, its percentiles beside it.
@@ -133,6 +134,8 @@ def option_figure(option: PathOption, key: str) -> Any:
     value = getattr(option, key, None)
     if value is not None or key != "itl_ms":
         return value
+    if option.figures.get("inter_token_latency_ms") is not None:
+        return option.figures["inter_token_latency_ms"]
     decode = option.figures.get("decode_tokens_per_s")
     return 1000 / float(decode) if decode else None
 
@@ -248,31 +251,33 @@ def frontier_option(comparison: PathComparison) -> PathOption | None:
     return next((o for o in comparison.meeting if o.self_hosted), None)
 
 
-def decode_floor(option: PathOption) -> Fraction | None:
-    """A decode-speed target the card's inputs do not carry: an inter-token latency target
-    (a use case's p95 ITL) as tokens/s per user."""
-    itl = option_figure(option, "itl_target_ms")
-    return Fraction(1000) / Fraction(str(itl)) if itl else None
+def _decimal(value: Fraction | None) -> Decimal | None:
+    return None if value is None else Decimal(value.numerator) / Decimal(value.denominator)
 
 
 def comparison_frontier(
     forms: ComparisonForms, comparison: PathComparison
 ) -> tuple[Frontier, PathOption] | None:
+    """The frontier of the device the comparison would run, against the card's targets (its own,
+    else its use case's): the first token, and the inter-token latency as tokens/s per user."""
     option = frontier_option(comparison)
     if comparison.estimate != "serving" or option is None:
         return None
-    traffic = forms.traffic.cleaned_data
+    given = forms.traffic.cleaned_data
+    traffic = Traffic(**{n: None if given.get(n) == "" else given.get(n) for n in TRAFFIC_FIELDS})
     try:
         inputs = ServingInputs(**engine_inputs(ServingInputs, forms.workload.cleaned_data))
-        card = serving_card(
-            inputs, Traffic(traffic.get("requests_per_day"), traffic.get("peak_concurrency"))
-        )
+        card = serving_card(inputs, traffic)
         accelerator = default_catalogue().accelerator(option.accelerator)
-        return serving_frontier(
-            card.inputs, accelerator, min_tokens_per_s_per_user=decode_floor(option)
-        ), option
+        itl = card.itl_target_ms
+        frontier = serving_frontier(
+            replace(card.inputs, ttft_target_ms=_decimal(card.ttft_target_ms)),
+            accelerator,
+            min_tokens_per_s_per_user=Fraction(1000) / itl if itl else None,
+        )
     except CapacityInputError:
         return None
+    return frontier, option
 
 
 def _splits(frontier: Frontier) -> str:

@@ -109,8 +109,11 @@ def test_every_assumed_default_is_in_its_field_in_words(client: Client) -> None:
     # A derived default shows as its field's placeholder.
     prompt = re.search(r'<input[^>]*name="prompt_tokens"[^>]*>', html)
     assert prompt and 'placeholder="7,936 (assumed)"' in prompt.group(0)
-    assumed = _text(html.split('data-testid="assumptions"', 1)[1].split("</ul>", 1)[0])
-    for identifier in ("requests_per_day", "gpu_memory_utilization", "decode_batch", "_"):
+    listed = html.split('data-testid="assumptions"', 1)[1].split("</ul>", 1)[0]
+    names = re.findall(r"<strong>(.*?)</strong>", listed)
+    assert names and not [name for name in names if "_" in name]
+    assumed = _text(listed)
+    for identifier in ("requests_per_day", "gpu_memory_utilization", "decode_batch"):
         assert identifier not in assumed
     assert "Requests per day: 10,000" in assumed
     result = _text(html.split('id="paths-result"', 1)[1].split('class="share-url"', 1)[0])
