@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
+from planner.capstone.check import recommended_label
 from planner.capstone.forms import WorksheetForm
 from planner.capstone.selectors import (
     capstone_courses_for,
@@ -67,6 +68,9 @@ def _worksheet_page(
         "submit_blocked_reason": submit_blocked_reason,
         "submissions": worksheet.submissions.order_by("-version") if worksheet.pk else [],
         "draft_saved": draft_saved,
+        # Worked out from the stored comparison, so one attached before the label was stored
+        # reads the same.
+        "comparison_label": recommended_label(worksheet.paths_comparison),
     }
     return render(request, WORKSHEET_TEMPLATE, context, status=400 if form.errors else 200)
 

@@ -102,6 +102,7 @@ class OptionRow:
     cells: list[list[str]]  # each cell's lines: the mean, then its percentiles
     limiter: str
     path_label: str
+    replicas: str = ""  # "2 replicas of 4 devices (+1 failover)" when the plan has more than one
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +168,17 @@ def option_row(kind: str, o: PathOption, role: str = "") -> OptionRow:
         cells=[_cell(o, key, places) for _, key, places in COLUMNS[kind]],
         limiter=LIMITER_WORDS.get(o.limiter or "", (o.limiter or "").replace("_", " ")),
         path_label=path_words(o.path),
+        replicas=_replicas(o),
     )
+
+
+def _replicas(o: PathOption) -> str:
+    replicas, spare = getattr(o, "replicas", 1) or 1, getattr(o, "failover", 0) or 0
+    if replicas <= 1 and not spare:
+        return ""
+    unit = "1 device" if o.count == 1 else f"{o.count} devices"
+    text = f"{replicas} replica{'s' if replicas > 1 else ''} of {unit}"
+    return text + (f" (+{spare} failover)" if spare else "")
 
 
 def table(kind: str, rows: Iterable[tuple[PathOption, str]]) -> Table:

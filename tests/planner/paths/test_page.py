@@ -198,3 +198,17 @@ def test_attach_refuses_bad_links_and_asks_which_course(client: Client, learner)
     done = client.post(url, {"link": CHAT_LINK, "course": second.slug})
     assert done.status_code == 302
     assert CapstoneWorksheet.objects.get(learner=learner, course=second).paths_comparison["options"]
+
+
+@pytest.mark.django_db
+def test_a_plan_of_several_replicas_counts_every_device_in_its_label(client: Client) -> None:
+    """2,000,000 chat requests a day need several replicas: the headline counts all devices."""
+    query = {**CHAT, "requests_per_day": "2000000", "exclude": ["managed_api"]}
+    comparison = form_comparison(comparison_forms("serving", query))
+    assert comparison is not None and comparison.recommended is not None
+    best = comparison.recommended
+    assert best.replicas > 1
+    html = client.get(reverse("planner:paths"), query).content.decode()
+    label = _text(re.search(r'data-testid="recommended">(.*?)<', html).group(1)).strip()  # type: ignore[union-attr]
+    assert label == f"{best.devices:,} × {best.name}"
+    assert f"{best.replicas} replicas of" in _text(html)
