@@ -248,8 +248,10 @@ def fields_with_defaults(
             bound: BoundField = form[name]
             bound.assumed_note = text  # type: ignore[attr-defined]
             match = LEADING_FIGURE.match(text)
-            if match and name not in filled and not _value_of(form.data, name):
-                form.fields[name].widget.attrs["placeholder"] = f"{match.group(1)} (assumed)"
+            widget = form.fields[name].widget
+            typed = getattr(widget, "input_type", None) in {"number", "text"}
+            if match and typed and name not in filled and not _value_of(form.data, name):
+                widget.attrs["placeholder"] = f"{match.group(1)} (assumed)"
     return shown
 
 

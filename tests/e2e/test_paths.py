@@ -163,6 +163,10 @@ def test_at_phone_width_a_change_is_announced_beside_the_input(page, live_server
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     wrap = page.locator(".paths-wrap").first
     assert wrap.evaluate("el => el.scrollWidth > el.clientWidth")
+    for kind in ("batch", "training"):
+        page.goto(f"/planner/paths/?estimate={kind}")
+        expect(page.get_by_test_id("recommended")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 320, kind
     assert not page.console_errors, page.console_errors
 
 

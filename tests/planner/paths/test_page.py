@@ -212,3 +212,12 @@ def test_a_plan_of_several_replicas_counts_every_device_in_its_label(client: Cli
     label = _text(re.search(r'data-testid="recommended">(.*?)<', html).group(1)).strip()  # type: ignore[union-attr]
     assert label == f"{best.devices:,} × {best.name}"
     assert f"{best.replicas} replicas of" in _text(html)
+
+
+@pytest.mark.django_db
+def test_a_choice_the_training_comparison_assumed_is_said_under_its_field(client: Client) -> None:
+    html = client.get(reverse("planner:paths"), {"estimate": "training"}).content.decode()
+    assert not re.search(r"<select[^>]*placeholder", html)  # a select has no placeholder
+    assert 'data-testid="assumed-adam_bytes"' in html
+    mfu = re.search(r'<input[^>]*name="mfu"[^>]*>', html)
+    assert mfu and 'placeholder="0.4 (assumed)"' in mfu.group(0)
