@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import login_in_browser
+from tests.e2e.test_capstone_journey import fill_worksheet
 from tests.factories import EnrollmentFactory
 from tests.planner.factories import course_taught_by
 
@@ -185,6 +186,13 @@ def test_attach_to_my_capstone_puts_the_comparison_on_the_worksheet(
     attached = page.get_by_test_id("attached-comparison")
     expect(attached).to_contain_text(f"The attached comparison recommends {label}.")
     assert "(gpu)" not in attached.inner_text()
+    # The submitted version's automatic check says it the same way.
+    fill_worksheet(page, "Live lesson chat")
+    page.get_by_role("button", name="Submit plan").click()
+    page.get_by_text("Version 1 submitted.").wait_for()
+    expect(page.get_by_test_id("check-comparison")).to_contain_text(
+        f"The attached path comparison recommends {label}."
+    )
     assert not page.console_errors, page.console_errors
 
 
