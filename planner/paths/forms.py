@@ -17,6 +17,7 @@ from planner.capacity.paths.card import (
     MAX_DRAFT_TOKENS,
     MAX_PEAK_FACTOR,
     MAX_PREFIX_HIT_RATE,
+    TARGET_PERCENTILES,
 )
 
 ESTIMATES = tuple(FORMS)
@@ -31,7 +32,8 @@ PATH_LABELS = {
 class TrafficForm(forms.Form):
     requests_per_day = int_field(
         "Requests per day",
-        "Serving: prices the day (self-hosted is always on; the API is paid per request).",
+        "Serving: the day's requests, carried at their peak (replicas) and priced (self-hosted "
+        "is always on; the API is paid per request).",
         allow_zero=True,
         maximum=10**10,
     )
@@ -62,6 +64,18 @@ class TrafficForm(forms.Form):
         required=False,
         choices=[("", "not given (single)"), *((a, a) for a in AVAILABILITY)],
         error_messages={"invalid_choice": "use single or n+1."},
+    )
+    percentile = forms.TypedChoiceField(
+        label="Percentile the targets are checked at",
+        help_text="Serving: 95 unless the use case names another (agents: 99).",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        choices=[
+            ("", "not given (the use case's)"),
+            *((str(q), f"p{q}") for q in TARGET_PERCENTILES),
+        ],
+        error_messages={"invalid_choice": "use 50, 95 or 99."},
     )
     prefix_hit_rate = gb_field(
         "Prefix-cache hit rate",
@@ -105,6 +119,7 @@ TRAFFIC_FIELDS = (
     "use_case",
     "peak_factor",
     "availability",
+    "percentile",
     "prefix_hit_rate",
     "draft_tokens",
     "acceptance_rate",

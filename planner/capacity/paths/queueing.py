@@ -1,7 +1,7 @@
 """Percentiles of the first token and of the gap between tokens for one replica at its planned
 load, and the tokens per decode step speculative decoding buys.
 
-The model, stated (docs/speed-model.md repeats it):
+The model, stated (planner/calculator/README.md repeats it for the command line):
 
 - Arrivals are Poisson at the replica's share of the peak rate (a load balancer spreading requests
   at random). Prefills queue for the replica as one server of deterministic service time s (every

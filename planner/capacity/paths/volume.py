@@ -35,6 +35,7 @@ MAX_NUM_SEQS: Final = 1024  # half of vLLM's smallest default max_num_batched_to
 # beyond it a plan is a capacity reservation across regions, which this planner does not price).
 MAX_DEVICES: Final = 512
 LITTLE_ITERATIONS: Final = 8
+CAPACITY_STEPS: Final = 24  # bisection steps: the capacity to 1 part in 10⁷ of its bracket
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +193,7 @@ def _capacity(card: ServingCard, unit: Unit, planned: float, users: int) -> floa
     low, high = planned, max(planned * 2, 1e-6)
     while high < 1e9 and check_replica(card, unit, high, users).miss is None:
         low, high = high, high * 2
-    for _ in range(40):
+    for _ in range(CAPACITY_STEPS):
         mid = (low + high) / 2
         if check_replica(card, unit, mid, users).miss is None:
             low = mid

@@ -48,12 +48,35 @@ def test_exclude_repeats_in_the_query(client: Client) -> None:
         ("users", "1.5"),
         ("model", "no-such-model"),
         ("context_tokens", "9" * 400),
+        ("use_case", "poetry"),
+        ("peak_factor", "0.99"),
+        ("peak_factor", "Infinity"),
+        ("availability", "always"),
+        ("prefix_hit_rate", "1.5"),
+        ("draft_tokens", "-1"),
+        ("acceptance_rate", "2"),
     ],
 )
 def test_bad_input_is_400_naming_the_field(client: Client, field: str, value: str) -> None:
     response = client.get(reverse("planner:api_paths"), {**CHAT, field: value})
     assert response.status_code == 400
     assert field in response.json()["errors"]
+
+
+def test_draft_tokens_without_an_acceptance_rate_is_400_naming_it(client: Client) -> None:
+    response = client.get(reverse("planner:api_paths"), {**CHAT, "draft_tokens": "4"})
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["acceptance_rate"]
+
+
+def test_the_api_takes_the_service_level_as_the_cli_does(client: Client) -> None:
+    query = {**CHAT, "use_case": "rag", "availability": "n+1", "peak_factor": "4"}
+    data = client.get(reverse("planner:api_paths"), query).json()
+    level = data["service_level"]
+    assert (level["use_case"], level["availability"], level["peak_factor"]) == ("rag", "n+1", 4)
+    assert level["ttft_target_ms"] == 2000 and level["itl_target_ms"] == 60  # the card's TTFT wins
+    best = data["recommended"]
+    assert best["path"] == "managed_api" or best["devices"] >= 2  # a failover replica
 
 
 def test_an_unknown_estimate_is_400(client: Client) -> None:

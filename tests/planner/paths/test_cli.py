@@ -95,6 +95,53 @@ def test_batch_and_training_are_priced_per_run() -> None:
     assert all(o["cost_usd"] is None or o["cost_usd"] >= 0 for o in training["options"])  # type: ignore[union-attr]
 
 
+def test_options_carry_replicas_devices_capacity_and_percentiles() -> None:
+    data = run_json(
+        *CHAT,
+        "--requests-per-day",
+        "2000000",
+        "--use-case",
+        "chat",
+        "--peak-factor",
+        "3",
+        "--availability",
+        "n+1",
+        "--prefix-hit-rate",
+        "0.5",
+        "--draft-tokens",
+        "3",
+        "--acceptance-rate",
+        "0.6",
+        "--exclude",
+        "managed_api",
+    )
+    level = data["service_level"]
+    assert isinstance(level, dict)
+    assert (level["use_case"], level["peak_factor"], level["availability"]) == ("chat", 3, "n+1")
+    assert (level["prefix_hit_rate"], level["draft_tokens"], level["acceptance_rate"]) == (
+        0.5,
+        3,
+        0.6,
+    )
+    options = data["options"]
+    assert isinstance(options, list)
+    for option in options:
+        keys = {"replicas", "devices", "capacity_requests_per_day", "ttft_ms_p95", "itl_ms_p99"}
+        assert keys <= set(option)
+        if option["meets"]:
+            assert option["devices"] == option["count"] * (option["replicas"] + 1)
+            assert option["ttft_ms_p50"] <= option["ttft_ms_p95"] <= option["ttft_ms_p99"]
+            assert option["itl_ms_p50"] <= option["itl_ms_p95"] <= option["itl_ms_p99"]
+            assert option["capacity_requests_per_day"] >= 2_000_000
+    recommended = data["recommended"]
+    assert isinstance(recommended, dict) and recommended["devices"] >= 2
+    load_test = data["load_test"]
+    assert isinstance(load_test, dict)
+    # The chat preset's typical 512-token prompt, half of it a cached prefix.
+    assert "--random-prefix-len 256 --random-input-len 256" in load_test["command"]
+    assert "num_speculative_tokens" in str(data["deploy_command"])
+
+
 def test_human_output_names_the_recommendation_and_the_break_even() -> None:
     out = StringIO()
     call_command("capacity", "paths", *CHAT, "--requests-per-day", "1000", stdout=out)
@@ -102,6 +149,11 @@ def test_human_output_names_the_recommendation_and_the_break_even() -> None:
     assert "Recommended: Managed model API" in text
     assert "Break-even:" in text
     assert "guidellm benchmark" in text
+    assert (
+        "Service level: chat, checked at p95 (first token ≤ 2,000 ms, between tokens ≤ 50 ms)"
+        in text
+    )
+    assert "  --use-case: chat (Chat: p95 first token ≤ 500 ms" in text
 
 
 @pytest.mark.parametrize(
@@ -112,6 +164,19 @@ def test_human_output_names_the_recommendation_and_the_break_even() -> None:
         (("--peak-concurrency", "0"), "--peak-concurrency"),
         (("--exclude", "quantum"), "--exclude"),
         (("--requests-per-day", "1e400"), "--requests-per-day"),
+        (("--use-case", "poetry"), "--use-case"),
+        (("--percentile", "90"), "--percentile"),
+        (("--peak-factor", "0.5"), "--peak-factor"),
+        (("--peak-factor", "101"), "--peak-factor"),
+        (("--peak-factor", "NaN"), "--peak-factor"),
+        (("--availability", "n+2"), "--availability"),
+        (("--prefix-hit-rate", "1"), "--prefix-hit-rate"),
+        (("--prefix-hit-rate", "-0.1"), "--prefix-hit-rate"),
+        (("--draft-tokens", "17"), "--draft-tokens"),
+        (("--draft-tokens", "2.5"), "--draft-tokens"),
+        (("--draft-tokens", "4"), "--acceptance-rate"),
+        (("--draft-tokens", "4", "--acceptance-rate", "1"), "--acceptance-rate"),
+        (("--acceptance-rate", "9" * 50), "--acceptance-rate"),
     ],
 )
 def test_bad_input_raises_one_line_naming_the_flag(args: tuple[str, ...], flag: str) -> None:
@@ -129,6 +194,8 @@ def test_bad_input_raises_one_line_naming_the_flag(args: tuple[str, ...], flag: 
         (["paths", "serving", "--bogus", "1"], "--bogus"),
         (["paths", "quantum"], "invalid choice"),
         (["paths", "batch", "--items", "10"], "--window-hours"),
+        (["paths", "serving", "--model", "llama-3.1-8b", "--peak-factor", "0"], "--peak-factor"),
+        (["paths", "serving", "--model", "llama-3.1-8b", "--use-case", "x"], "--use-case"),
     ],
 )
 def test_the_real_command_exits_2_with_one_line(args: list[str], word: str) -> None:
