@@ -293,6 +293,10 @@ def comparison_frontier(
     return frontier, option
 
 
+def _service(comparison: PathComparison) -> dict[str, Any]:
+    return dict(getattr(comparison, "service_level", None) or {})
+
+
 def _splits(frontier: Frontier) -> str:
     degrees = sorted({p.tensor_parallel for p in frontier.points})
     if len(degrees) <= 1:
@@ -350,6 +354,8 @@ def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> 
         frontier=found[0] if found else None,
         frontier_label=recommendation_label(found[1]) if found else "",
         frontier_splits=_splits(found[0]) if found else "",
+        frontier_percentile=_service(comparison).get("percentile") or 95,
+        service_level=_service(comparison),
         frontier_chart=frontier_chart(found[0]) if found else None,
         share_path=f"{reverse('planner:paths')}?{query}",
         api_path=f"{reverse('planner:api_paths')}?{query}",

@@ -221,3 +221,13 @@ def test_a_choice_the_training_comparison_assumed_is_said_under_its_field(client
     assert 'data-testid="assumed-adam_bytes"' in html
     mfu = re.search(r'<input[^>]*name="mfu"[^>]*>', html)
     assert mfu and 'placeholder="0.4 (assumed)"' in mfu.group(0)
+
+
+@pytest.mark.django_db
+def test_the_headline_break_even_is_the_one_its_how_works_out(client: Client) -> None:
+    html = client.get(reverse("planner:paths"), CHAT).content.decode()
+    text = _text(html)
+    headline = re.search(r"Break-even: ([\d,]+) requests a day", text)
+    how = re.search(r"= ([\d,]+) requests/day", text)
+    assert headline and how and headline.group(1) == how.group(1)
+    assert "checked at p95" in text
