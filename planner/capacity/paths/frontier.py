@@ -160,12 +160,14 @@ def serving_frontier(
     not_running: list[str] = []
     ttft_target: float | None = None
     for n in degrees or tensor_parallel_degrees(accelerator):
-        largest = 0
+        largest, failed = 0, False
         for batch in sorted(set(batches)):
             try:
                 est = _estimate(inputs, row, n, batch)
-            except CapacityInputError:
-                not_running.append(f"{n} devices: the model does not split {n} ways")
+            except CapacityInputError as err:
+                # e.g. the attention or KV heads do not split n ways: the engine says which.
+                not_running.append(f"{n} × {accelerator.name}: {err.message}")
+                failed = True
                 break
             ttft_target = est.ttft_target_ms
             point = _point(est, n, batch, min_tokens_per_s_per_user)
@@ -175,7 +177,7 @@ def serving_frontier(
             largest = batch
         if largest and largest < max(batches):
             not_running.append(f"{n} × {accelerator.name}: batches above {largest} do not fit")
-        elif not largest and not any(s.startswith(f"{n} devices") for s in not_running):
+        elif not largest and not failed:
             not_running.append(f"{n} × {accelerator.name}: the model does not fit")
     front = pareto_front(points, key=lambda p: (p.tokens_per_s_per_user, p.tokens_per_s_per_device))
     marked = tuple(replace(p, on_frontier=p in front) for p in points)
