@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from planner.calculator.runs import calculation_run
 from planner.capacity import CapacityInputError, ServingEstimate, checkpoint_size_range
+from planner.capacity.paths.label import recommendation_label
 from planner.capstone.measured_check import measured_findings
 
 # The source: "Good advice names workload, framework, model size, precision, context length,
@@ -137,6 +138,25 @@ PATH_WORDS = {"cpu": "a CPU", "gpu": "a GPU", "tpu": "a TPU", "managed_api": "th
 PATH_NAMES = {"cpu": "CPU", "gpu": "GPU", "tpu": "TPU", "managed_api": "managed API"}
 
 
+def _same_option(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.get("accelerator") == b.get("accelerator") and a.get("count") == b.get("count")
+
+
+def comparison_option(comparison: dict[str, Any], option: dict[str, Any]) -> dict[str, Any]:
+    """The stored option in full (its `devices` among them) for a short pick such as the
+    comparison's `recommended`."""
+    options: list[dict[str, Any]] = comparison.get("options") or []
+    full = next((o for o in options if _same_option(o, option)), {})
+    return {**full, **option} if full else option
+
+
+def recommended_label(comparison: dict[str, Any]) -> str:
+    """The attached comparison's recommendation as the comparison writes it ("4 × NVIDIA T4"),
+    "" when no path meets every target."""
+    best = comparison.get("recommended") or {}
+    return recommendation_label(comparison_option(comparison, best)) if best else ""
+
+
 def _money(value: Any) -> str:
     return f"${value:,.2f}" if isinstance(value, (int, float)) else "unpriced"
 
@@ -166,12 +186,12 @@ def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> 
             "path": words,
             "kind": PATH_NAMES.get(path, path),
             "count": len(options),
-            "name": closest.get("name"),
+            "name": recommendation_label(closest),
             "limiter": str(closest.get("limiter") or "").replace("_", " "),
             "reason": closest.get("reason") or "",
         }
         if best:
-            message += " " + _("It recommends %(name)s.") % {"name": best.get("name")}
+            message += " " + _("It recommends %(name)s.") % {"name": recommended_label(comparison)}
         return [Finding("recommendation_rejected", "error", message)]
     if meeting and best and best.get("path") != path:
         cheapest = min(meeting, key=lambda o: o.get("cost_usd") or 0)
@@ -180,9 +200,9 @@ def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> 
             "cheapest option that meets is %(best)s at %(best_cost)s: say why in the reasons."
         ) % {
             "path": words[0].upper() + words[1:],
-            "name": cheapest.get("name"),
+            "name": recommendation_label(cheapest),
             "cost": _money(cheapest.get("cost_usd")),
-            "best": best.get("name"),
+            "best": recommended_label(comparison),
             "best_cost": _money(best.get("cost_usd")),
         }
         return [Finding("recommendation_dearer", "warning", message)]
@@ -209,6 +229,7 @@ def plan_check(
             key: comparison.get(key)
             for key in ("link", "estimate", "recommended", "break_even_requests_per_day")
         }
+        check.comparison["recommended_label"] = recommended_label(comparison)
         check.findings.extend(comparison_findings(content, comparison))
     for label, fields in ASSUMPTIONS:
         if not any(

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from courses.models import Course
-from planner.capstone.check import plan_check, plan_estimate
+from planner.capstone.check import plan_check, plan_estimate, recommended_label
 from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
 from planner.measured.runs import MeasuredAttachError, measured_for_link
 from planner.models import (
@@ -25,7 +25,7 @@ from planner.models import (
     Grade,
     WorkloadCard,
 )
-from planner.paths.runs import comparison_for_link, comparison_query
+from planner.paths.runs import comparison_for_link, comparison_forms_for_link, comparison_query
 
 # A plan cannot be submitted without these: the grader needs to know what it is about and
 # what it recommends.
@@ -88,7 +88,29 @@ def _refresh_comparison(worksheet: CapstoneWorksheet) -> None:
         return
     # Our own page's address, whatever host or scheme was pasted: the page shows it as a link.
     link = f"{reverse('planner:paths')}?{comparison_query(pasted)}"
-    worksheet.paths_comparison = {**comparison.to_dict(), "link": link, "pasted": pasted}
+    stored = comparison.to_dict()
+    worksheet.paths_comparison = {
+        **stored,
+        "link": link,
+        "pasted": pasted,
+        "recommended_label": recommended_label(stored),
+    }
+
+
+def worksheet_attach_comparison(*, learner: User, course: Course, link: str) -> CapstoneWorksheet:
+    """Attach a path comparison (its link, as the comparison page gives it) to the learner's
+    worksheet for the course, creating the draft if there is none; the comparison runs now."""
+    link = link.strip()
+    max_length = CapstoneWorksheet._meta.get_field("paths_query").max_length or 2000
+    if not link or len(link) > max_length:
+        raise ValidationError({"paths_query": _("The comparison's link is missing or too long.")})
+    if not comparison_forms_for_link(link).is_valid():
+        raise ValidationError({"paths_query": _("The comparison's inputs are refused.")})
+    with transaction.atomic():
+        worksheet, _created = CapstoneWorksheet.objects.select_for_update().get_or_create(
+            learner=learner, course=course
+        )
+        return worksheet_autosave(worksheet=worksheet, data={"paths_query": link})
 
 
 def _refresh_measured(worksheet: CapstoneWorksheet, result: str) -> None:

@@ -21,6 +21,7 @@ urlpatterns = [
         capstone.worksheet_submit_view,
         name="worksheet_submit",
     ),
+    path("attach-comparison/", capstone.attach_comparison, name="attach_comparison"),
     path("submissions/<int:submission_id>/", capstone.submission_detail, name="submission"),
     path("grading/", grading.grading_queue, name="grading_queue"),
     path("grading/<int:submission_id>/", grading.grade, name="grade"),

@@ -7,12 +7,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
+from planner.capstone.check import recommended_label
 from planner.capstone.forms import WorksheetForm
 from planner.capstone.selectors import (
     capstone_courses_for,
@@ -25,11 +27,13 @@ from planner.capstone.selectors import (
 )
 from planner.capstone.services import (
     SubmissionNotAllowed,
+    worksheet_attach_comparison,
     worksheet_autosave,
     worksheet_can_submit,
     worksheet_submit,
 )
 from planner.models import CapstoneWorksheet
+from planner.paths.runs import comparison_query
 
 WORKSHEET_TEMPLATE = "planner/capstone/worksheet.html"
 
@@ -64,6 +68,9 @@ def _worksheet_page(
         "submit_blocked_reason": submit_blocked_reason,
         "submissions": worksheet.submissions.order_by("-version") if worksheet.pk else [],
         "draft_saved": draft_saved,
+        # Worked out from the stored comparison, so one attached before the label was stored
+        # reads the same.
+        "comparison_label": recommended_label(worksheet.paths_comparison),
     }
     return render(request, WORKSHEET_TEMPLATE, context, status=400 if form.errors else 200)
 
@@ -154,3 +161,39 @@ def submission_detail(request: AuthenticatedHttpRequest, submission_id: int) -> 
         "scores": list(grade.scores.all()) if grade else [],
     }
     return render(request, "planner/capstone/submission.html", context)
+
+
+@require_POST
+@login_required
+def attach_comparison(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The comparison page's "Attach to my capstone": the comparison's link onto the learner's
+    worksheet (the one course they can write a capstone in, or the course they pick here)."""
+    # Only our own page's address goes back into a page (whatever was posted).
+    link = f"{reverse('planner:paths')}?{comparison_query(request.POST.get('link', '')[:4000])}"
+    courses = capstone_courses_for(learner=request.user)
+    slug = request.POST.get("course", "")
+    if slug:
+        course = get_object_or_404(courses, slug=slug)
+    else:
+        choices = list(courses[:50])
+        if len(choices) != 1:
+            return render(
+                request,
+                "planner/capstone/attach.html",
+                {"courses": choices, "link": link},
+                status=200 if choices else 400,
+            )
+        course = choices[0]
+    try:
+        worksheet = worksheet_attach_comparison(learner=request.user, course=course, link=link)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("capstone:worksheet", course_slug=course.slug)
+    label = worksheet.paths_comparison.get("recommended_label")
+    messages.success(
+        request,
+        _("Comparison attached: it recommends %(label)s.") % {"label": label}
+        if label
+        else _("Comparison attached: no path in it meets every target."),
+    )
+    return redirect("capstone:worksheet", course_slug=course.slug)

@@ -1,22 +1,39 @@
-"""The comparison page's context: the form's fields, the options as table rows, the chart."""
+"""The comparison page's context: the form's fields (each default the comparison assumed shown in
+its field), the headline options (the recommendation, the runner-up, the best of each path) with
+the rest on demand, the frontier of the recommended device, and the cost chart."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 from urllib.parse import urlencode
 
+from django.forms import BoundField
+from django.http import QueryDict
 from django.urls import reverse
 
+from planner.calculator.runs import engine_inputs
+from planner.capacity import CapacityInputError, ServingInputs, default_catalogue
 from planner.capacity.formatting import num
-from planner.capacity.paths import PathComparison, PathOption
-from planner.paths.charts import cost_chart
-from planner.paths.forms import PATH_LABELS, ComparisonForms
+from planner.capacity.paths import PATHS, PathComparison, PathOption, Traffic
+from planner.capacity.paths.card import serving_card
+from planner.capacity.paths.frontier import Frontier, serving_frontier
+from planner.capacity.paths.label import path_words, recommendation_label
+from planner.capacity.results import FormulaLine
+from planner.paths.charts import cost_chart, frontier_chart
+from planner.paths.forms import TRAFFIC_FIELDS, ComparisonForms, comparison_forms
 
-# The table's figure columns per estimate: (heading, figure key, decimals).
+# The table's figure columns per estimate: (heading, figure key, decimals). Serving's time
+# columns show the mean and, where the estimate gives them, its percentiles beside it.
 COLUMNS: dict[str, list[tuple[str, str, int]]] = {
     "serving": [
         ("First token (ms)", "time_to_first_token_ms", 0),
+        ("Between tokens (ms)", "itl_ms", 1),
         ("Decode per stream (tokens/s)", "decode_tokens_per_s", 1),
         ("Users that fit", "max_active_users", 0),
     ],
@@ -29,6 +46,9 @@ COLUMNS: dict[str, list[tuple[str, str, int]]] = {
         ("Hours per run", "hours_per_run", 2),
     ],
 }
+# The percentile figures of a serving option (issue 37): ttft_ms_p50 ... itl_ms_p99.
+PERCENTILES = ("p50", "p95", "p99")
+PERCENTILE_OF = {"time_to_first_token_ms": "ttft_ms", "itl_ms": "itl_ms"}
 # A serving comparison sets these for each path itself: the page does not ask for them.
 PER_PATH_FIELDS = {
     "gpu",
@@ -47,76 +67,275 @@ LIMITER_WORDS = {
     "rate_limit": "rate limit",
     "window": "batch window",
     "training_memory": "training memory",
+    "throughput": "daily volume",
 }
+# Words for the assumptions whose field is not one of the page's own inputs.
+ASSUMPTION_WORDS = {
+    "requests_per_day": "Requests per day",
+    "peak_concurrency": "Peak concurrency",
+    "peak_factor": "Peak-to-mean traffic",
+    "use_case": "Use case",
+    "availability": "Availability",
+    "gpu_memory_utilization": "GPU memory a serving engine may use",
+    "decode_batch": "Streams decoding together",
+    "kv_precision": "KV cache precision",
+    "overhead_gb": "Runtime overhead",
+    "prompt_tokens": "Prompt tokens per request",
+    "output_tokens": "Output tokens per request",
+    "adam_bytes": "Optimizer bytes per parameter",
+    "mfu": "Model FLOPs utilization",
+    "users": "Concurrent users",
+}
+# A default the page writes into its field (a plain figure, not derived from other fields).
+FILLED_DEFAULTS = {"requests_per_day"}
+LEADING_FIGURE = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)(?![0-9A-Za-z])")
+ROLE_ORDER = ("gpu", "tpu", "cpu", "managed_api")
 
 
 @dataclass(frozen=True, slots=True)
 class OptionRow:
     option: PathOption
+    label: str  # "4 × NVIDIA T4", as everywhere
+    role: str  # "Recommended", "Runner-up", "Best GPU", ... ("" in the full tables)
     cost: str
     per_million: str
-    cells: list[str]
+    cells: list[list[str]]  # each cell's lines: the mean, then its percentiles
     limiter: str
     path_label: str
+    replicas: str = ""  # "2 replicas of 4 devices (+1 failover)" when the plan has more than one
+
+
+@dataclass(frozen=True, slots=True)
+class HowEntry:
+    """One option's formulas in a table's single "How"."""
+
+    label: str
+    formulas: tuple[FormulaLine, ...]
+    stack: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    rows: list[OptionRow]
+    how: list[HowEntry] = field(default_factory=list)
 
 
 def _figure(value: Any, places: int) -> str:
     if value is None:
         return "—"
-    return num(value, places) if isinstance(value, (int, float)) else str(value)
+    return num(value, places) if isinstance(value, (int, float, Fraction)) else str(value)
 
 
-def option_rows(kind: str, options: list[PathOption]) -> list[OptionRow]:
-    return [
-        OptionRow(
-            option=o,
-            cost=f"{o.cost_usd:,.2f}" if o.cost_usd is not None else "—",
-            per_million=(
-                f"{o.cost_per_million_output_tokens_usd:,.2f}"
-                if o.cost_per_million_output_tokens_usd is not None
-                else "—"
-            ),
-            cells=[_figure(o.figures.get(key), places) for _, key, places in COLUMNS[kind]],
-            limiter=LIMITER_WORDS.get(o.limiter or "", "")
-            if o.limiter or o.meets
-            else "no published price",
-            path_label=PATH_LABELS[o.path].split(" (")[0],
+def option_figure(option: PathOption, key: str) -> Any:
+    """A figure of the option: in its figures, or an attribute of its own (the option's newer
+    fields), or derived (the mean time between tokens: 1000 ÷ decode tokens/s)."""
+    if key in option.figures:
+        return option.figures[key]
+    value = getattr(option, key, None)
+    if value is not None or key != "itl_ms":
+        return value
+    if option.figures.get("inter_token_latency_ms") is not None:
+        return option.figures["inter_token_latency_ms"]
+    decode = option.figures.get("decode_tokens_per_s")
+    return 1000 / float(decode) if decode else None
+
+
+def _cell(option: PathOption, key: str, places: int) -> list[str]:
+    mean = _figure(option_figure(option, key), places)
+    prefix = PERCENTILE_OF.get(key)
+    if prefix is None:
+        return [mean]
+    lines = [f"mean {mean}"] if mean != "—" else [mean]
+    for p in PERCENTILES:
+        value = option_figure(option, f"{prefix}_{p}")
+        if value is not None:
+            lines.append(f"{p} {_figure(value, places)}")
+    return lines
+
+
+def _money_text(value: Fraction | None, places: int = 2) -> str:
+    return f"{float(value):,.{places}f}" if value is not None else "—"
+
+
+def option_row(kind: str, o: PathOption, role: str = "") -> OptionRow:
+    return OptionRow(
+        option=o,
+        label=recommendation_label(o),
+        role=role,
+        cost=_money_text(o.cost_usd),
+        per_million=_money_text(o.cost_per_million_output_tokens_usd),
+        cells=[_cell(o, key, places) for _, key, places in COLUMNS[kind]],
+        limiter=_limiter_words(o),
+        path_label=path_words(o.path),
+        replicas=_replicas(o),
+    )
+
+
+def _limiter_words(o: PathOption) -> str:
+    if o.limiter:
+        return LIMITER_WORDS.get(o.limiter, o.limiter.replace("_", " "))
+    return "" if o.meets else "no published price"  # an option that fits but has no price
+
+
+def _replicas(o: PathOption) -> str:
+    replicas, spare = getattr(o, "replicas", 1) or 1, getattr(o, "failover", 0) or 0
+    if replicas <= 1 and not spare:
+        return ""
+    unit = "1 device" if o.count == 1 else f"{o.count} devices"
+    text = f"{replicas} replica{'s' if replicas > 1 else ''} of {unit}"
+    return text + (f" (+{spare} failover)" if spare else "")
+
+
+def table(kind: str, rows: Iterable[tuple[PathOption, str]]) -> Table:
+    out = [option_row(kind, o, role) for o, role in rows]
+    how = [HowEntry(r.label, r.option.formulas, r.option.stack, r.option.notes) for r in out]
+    return Table(rows=out, how=how)
+
+
+def headline_options(comparison: PathComparison) -> list[tuple[PathOption, str]]:
+    """The recommendation, the runner-up, then the best option of each path (the cheapest that
+    meets, else the cheapest that misses, with its reason), each once."""
+    picked: list[tuple[PathOption, str]] = []
+    if comparison.recommended is not None:
+        picked.append((comparison.recommended, "Recommended"))
+    if comparison.runner_up is not None:
+        picked.append((comparison.runner_up, "Runner-up"))
+    for path in ROLE_ORDER:
+        if path not in PATHS or path in comparison.excluded:
+            continue
+        ours = [o for o in comparison.options if o.path == path]
+        if not ours or any(o.path == path for o, _ in picked):
+            continue
+        best = ours[0]  # options come cheapest meeting first, then the rejected
+        role = f"Best {path_words(path)}" if best.meets else f"Closest {path_words(path)}"
+        picked.append((best, role))
+    return picked
+
+
+def assumption_words(name: str, forms: ComparisonForms) -> str:
+    for form in (forms.workload, forms.traffic):
+        if name in form.fields and form.fields[name].label:
+            return str(form.fields[name].label)
+    return ASSUMPTION_WORDS.get(name, name.replace("_", " ").capitalize())
+
+
+def _value_of(data: Any, name: str) -> str:
+    value = data.get(name) if hasattr(data, "get") else None
+    return str(value or "").strip()
+
+
+def fields_with_defaults(
+    forms: ComparisonForms, comparison: PathComparison | None
+) -> ComparisonForms:
+    """The forms as the page shows them: a default the comparison assumed is written into its
+    (empty) field where it is a plain figure, else shown as the field's placeholder, and each
+    such field says "Assumed: ..." under it."""
+    if comparison is None:
+        return forms
+    assumed = {a.field: a.assumed for a in comparison.assumptions}
+    filled: dict[str, str] = {}
+    for name in FILLED_DEFAULTS & set(assumed):
+        match = LEADING_FIGURE.match(assumed[name])
+        if match and not _value_of(forms.traffic.data, name):
+            filled[name] = match.group(1).replace(",", "")
+    shown = forms
+    if filled:
+        raw = forms.traffic.data  # the workload's form is bound to the same data
+        data: Any = raw.copy() if isinstance(raw, QueryDict) else dict(raw)
+        for name, value in filled.items():
+            data[name] = value
+        shown = comparison_forms(forms.kind, data)
+        shown.is_valid()
+    for form in (shown.workload, shown.traffic):
+        for name, text in assumed.items():
+            if name not in form.fields:
+                continue
+            bound: BoundField = form[name]
+            bound.assumed_note = text  # type: ignore[attr-defined]
+            match = LEADING_FIGURE.match(text)
+            widget = form.fields[name].widget
+            typed = getattr(widget, "input_type", None) in {"number", "text"}
+            if match and typed and name not in filled and not _value_of(form.data, name):
+                widget.attrs["placeholder"] = f"{match.group(1)} (assumed)"
+    return shown
+
+
+def frontier_option(comparison: PathComparison) -> PathOption | None:
+    """The device the frontier is drawn for: the recommendation, or the cheapest self-hosted
+    option that meets when the managed API is recommended."""
+    best = comparison.recommended
+    if best is not None and best.self_hosted:
+        return best
+    return next((o for o in comparison.meeting if o.self_hosted), None)
+
+
+def _decimal(value: Fraction | None) -> Decimal | None:
+    return None if value is None else Decimal(value.numerator) / Decimal(value.denominator)
+
+
+def comparison_frontier(
+    forms: ComparisonForms, comparison: PathComparison
+) -> tuple[Frontier, PathOption] | None:
+    """The frontier of the device the comparison would run, against the card's targets (its own,
+    else its use case's): the first token, and the inter-token latency as tokens/s per user."""
+    option = frontier_option(comparison)
+    if comparison.estimate != "serving" or option is None:
+        return None
+    given = forms.traffic.cleaned_data
+    traffic = Traffic(**{n: None if given.get(n) == "" else given.get(n) for n in TRAFFIC_FIELDS})
+    try:
+        inputs = ServingInputs(**engine_inputs(ServingInputs, forms.workload.cleaned_data))
+        card = serving_card(inputs, traffic)
+        accelerator = default_catalogue().accelerator(option.accelerator)
+        itl = card.itl_target_ms
+        frontier = serving_frontier(
+            replace(card.inputs, ttft_target_ms=_decimal(card.ttft_target_ms)),
+            accelerator,
+            min_tokens_per_s_per_user=Fraction(1000) / itl if itl else None,
         )
-        for o in options
-    ]
+    except CapacityInputError:
+        return None
+    return frontier, option
 
 
-def first_per_device(options: list[PathOption]) -> tuple[list[PathOption], list[PathOption]]:
-    """The cheapest meeting option of each device (and of each GPU's MIG slices), and the rest:
-    larger splits of a GPU that already meets cost more for the same targets."""
-    seen: set[tuple[str, bool]] = set()
-    first: list[PathOption] = []
-    rest: list[PathOption] = []
-    for option in options:
-        key = (option.accelerator.split(":")[0], ":" in option.accelerator)
-        (rest if key in seen else first).append(option)
-        seen.add(key)
-    return first, rest
+def _service(comparison: PathComparison) -> dict[str, Any]:
+    return dict(getattr(comparison, "service_level", None) or {})
+
+
+def _splits(frontier: Frontier) -> str:
+    degrees = sorted({p.tensor_parallel for p in frontier.points})
+    if len(degrees) <= 1:
+        return f"{degrees[0] if degrees else 1} device"
+    return f"{', '.join(map(str, degrees[:-1]))} or {degrees[-1]} devices"
 
 
 def _query(forms: ComparisonForms) -> str:
     return urlencode(forms.query_dict(), doseq=True)
 
 
+def _excluded_words(excluded: Iterable[str]) -> str:
+    words = [("the " + path_words(p)) if p == "managed_api" else path_words(p) for p in excluded]
+    return ", ".join(words)
+
+
 def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> dict[str, Any]:
     kind = forms.kind
     errors = forms.field_errors() if comparison is None else {}
+    shown = fields_with_defaults(forms, comparison)
     context: dict[str, Any] = {
         "kind": kind,
         "kinds": [("serving", "Serving"), ("batch", "Batch job"), ("training", "Training")],
         "workload_fields": [
             f
-            for f in forms.workload
+            for f in shown.workload
             if f.name != "config" and not (kind == "serving" and f.name in PER_PATH_FIELDS)
         ],
         # Requests per day and the peak price and size a serving path only.
-        "traffic_fields": [f for f in forms.traffic if kind == "serving" or f.name == "exclude"],
-        "error_lines": [f"{name.replace('_', ' ')}: {' '.join(m)}" for name, m in errors.items()],
+        "traffic_fields": [f for f in shown.traffic if kind == "serving" or f.name == "exclude"],
+        "error_lines": [
+            f"{assumption_words(name, forms)}: {' '.join(m)}" for name, m in errors.items()
+        ],
         "comparison": comparison,
         "columns": [heading for heading, _, _ in COLUMNS[kind]],
         "cost_heading": COST_HEADING.get(kind, "Cost per run (USD)"),
@@ -124,17 +343,33 @@ def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> 
     if comparison is None:
         return context
     query = _query(forms)
+    found = comparison_frontier(forms, comparison)
     context.update(
-        meeting=option_rows(kind, first_per_device(comparison.meeting)[0]),
-        meeting_more=option_rows(kind, first_per_device(comparison.meeting)[1]),
-        rejected=option_rows(kind, comparison.rejected),
+        headline=table(kind, headline_options(comparison)),
+        meeting=table(kind, ((o, "") for o in comparison.meeting)),
+        rejected=table(kind, ((o, "") for o in comparison.rejected)),
+        recommended_label=recommendation_label(comparison.recommended),
+        runner_up_label=recommendation_label(comparison.runner_up),
+        recommended_cost=_money_text(comparison.recommended.cost_usd)
+        if comparison.recommended
+        else "",
+        runner_up_cost=_money_text(comparison.runner_up.cost_usd) if comparison.runner_up else "",
+        excluded_words=_excluded_words(comparison.excluded),
+        assumptions=[(assumption_words(a.field, forms), a.assumed) for a in comparison.assumptions],
         chart=cost_chart(comparison.cost_series) if kind == "serving" else None,
+        frontier=found[0] if found else None,
+        frontier_label=recommendation_label(found[1]) if found else "",
+        frontier_splits=_splits(found[0]) if found else "",
+        frontier_percentile=_service(comparison).get("percentile") or 95,
+        service_level=_service(comparison),
+        frontier_chart=frontier_chart(found[0]) if found else None,
         share_path=f"{reverse('planner:paths')}?{query}",
         api_path=f"{reverse('planner:api_paths')}?{query}",
         calculator_path=f"{reverse('planner:calculator')}?{urlencode(forms.workload.query_dict())}",
         measured_path=f"{reverse('planner:measured')}?{urlencode(forms.workload.query_dict())}",
         break_even=(
-            f"{comparison.break_even_requests_per_day:,.0f}"
+            # Whole requests below the break-even, as its "How" rounds it.
+            f"{math.floor(comparison.break_even_requests_per_day):,}"
             if comparison.break_even_requests_per_day is not None
             else None
         ),

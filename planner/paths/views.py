@@ -32,7 +32,8 @@ def paths_page(request: HtmxHttpRequest) -> HttpResponse:
     context = paths_context(forms, comparison)
     if not request.htmx:
         return render(request, PAGE, context)
-    response = render(request, f"{PAGE}#result", context)
+    # The status beside the form says what changed (role="status"), swapped out of band.
+    response = render(request, f"{PAGE}#result", {**context, "oob": True})
     return push_url(response, context["share_path"]) if comparison is not None else response
 
 

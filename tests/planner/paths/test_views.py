@@ -45,8 +45,9 @@ def test_bad_input_says_which_field(client: Client) -> None:
     assert response.status_code == 200
     html = response.content.decode()
     assert 'data-testid="paths-errors"' in html
-    assert "users: must not be negative." in html
-    assert "requests per day:" in html
+    # Each error names its field in the learner's words, as the field's label does.
+    assert "Concurrent users (target): must not be negative." in html
+    assert "Requests per day:" in html
 
 
 def test_batch_and_training_tabs_compare_their_cards(client: Client) -> None:
@@ -56,14 +57,20 @@ def test_batch_and_training_tabs_compare_their_cards(client: Client) -> None:
     assert "GB per device" in training and "a short training run" in training
 
 
-def test_the_table_leads_with_the_cheapest_way_on_each_device(client: Client) -> None:
-    """One row per device (and per GPU's MIG slices) up front; its larger splits fold away."""
+def test_the_table_leads_with_the_recommendation_the_runner_up_and_each_paths_best(
+    client: Client,
+) -> None:
+    """Four to six rows up front, each once; all the options (55 + 22) fold away."""
     html = client.get(
         reverse("planner:paths"),
         {"estimate": "serving", "model": "llama-3.1-8b", "users": "20", "context_tokens": "8192"},
     ).content.decode()
-    lead = html.split('data-testid="meeting-table"', 1)[1].split("</table>", 1)[0]
-    more = html.split('data-testid="meeting-more-table"', 1)[1].split("</table>", 1)[0]
-    assert lead.count('data-accelerator="h100-sxm"') == 1
-    assert 'data-accelerator="h100-sxm" data-count="1"' in lead
-    assert 'data-accelerator="h100-sxm" data-count="2"' in more
+    lead = html.split('data-testid="headline-table"', 1)[1].split("</table>", 1)[0]
+    assert lead.count("<tr data-path=") <= 6
+    assert 'data-role="Recommended"' in lead and 'data-role="Runner-up"' in lead
+    assert 'data-role="Best TPU"' in lead
+    rest = html.split('data-testid="all-options"', 1)[1]
+    assert 'data-accelerator="h100-sxm" data-count="1"' in rest
+    assert 'data-accelerator="h100-sxm" data-count="2"' in rest
+    # One "How" per table, none per row.
+    assert html.count("<summary>How these") == 3
