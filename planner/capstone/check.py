@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from planner.calculator.runs import calculation_run
 from planner.capacity import CapacityInputError, ServingEstimate, checkpoint_size_range
 from planner.capacity.paths.label import recommendation_label
+from planner.capstone.comparison_label import PATH_NAMES, PATH_WORDS, money, recommended_label
 from planner.capstone.measured_check import measured_findings
 
 # The source: "Good advice names workload, framework, model size, precision, context length,
@@ -133,34 +134,6 @@ def plan_estimate(content: dict[str, Any]) -> dict[str, Any]:
         return {}
 
 
-# The worksheet's recommendation values are the comparison's paths (cpu, gpu, tpu, managed_api).
-PATH_WORDS = {"cpu": "a CPU", "gpu": "a GPU", "tpu": "a TPU", "managed_api": "the managed API"}
-PATH_NAMES = {"cpu": "CPU", "gpu": "GPU", "tpu": "TPU", "managed_api": "managed API"}
-
-
-def _same_option(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return a.get("accelerator") == b.get("accelerator") and a.get("count") == b.get("count")
-
-
-def comparison_option(comparison: dict[str, Any], option: dict[str, Any]) -> dict[str, Any]:
-    """The stored option in full (its `devices` among them) for a short pick such as the
-    comparison's `recommended`."""
-    options: list[dict[str, Any]] = comparison.get("options") or []
-    full = next((o for o in options if _same_option(o, option)), {})
-    return {**full, **option} if full else option
-
-
-def recommended_label(comparison: dict[str, Any]) -> str:
-    """The attached comparison's recommendation as the comparison writes it ("4 × NVIDIA T4"),
-    "" when no path meets every target."""
-    best = comparison.get("recommended") or {}
-    return recommendation_label(comparison_option(comparison, best)) if best else ""
-
-
-def _money(value: Any) -> str:
-    return f"${value:,.2f}" if isinstance(value, (int, float)) else "unpriced"
-
-
 def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> list[Finding]:
     """Where the plan's recommendation disagrees with its attached path comparison: a path the
     comparison excludes or rejects (an error, with the reason), or a dearer one (a warning)."""
@@ -201,9 +174,9 @@ def comparison_findings(content: dict[str, Any], comparison: dict[str, Any]) -> 
         ) % {
             "path": words[0].upper() + words[1:],
             "name": recommendation_label(cheapest),
-            "cost": _money(cheapest.get("cost_usd")),
+            "cost": money(cheapest.get("cost_usd")),
             "best": recommended_label(comparison),
-            "best_cost": _money(best.get("cost_usd")),
+            "best_cost": money(best.get("cost_usd")),
         }
         return [Finding("recommendation_dearer", "warning", message)]
     return []

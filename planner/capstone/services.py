@@ -14,7 +14,8 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from courses.models import Course
-from planner.capstone.check import plan_check, plan_estimate, recommended_label
+from planner.capstone.check import plan_check, plan_estimate
+from planner.capstone.comparison_label import recommended_label
 from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
 from planner.measured.runs import MeasuredAttachError, measured_for_link
 from planner.models import (

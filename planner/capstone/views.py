@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
-from planner.capstone.check import recommended_label
+from planner.capstone.comparison_label import recommended_label
 from planner.capstone.forms import WorksheetForm
 from planner.capstone.selectors import (
     capstone_courses_for,

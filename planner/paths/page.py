@@ -5,28 +5,22 @@ the rest on demand, the frontier of the recommended device, and the cost chart."
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from decimal import Decimal
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 from urllib.parse import urlencode
 
-from django.forms import BoundField
-from django.http import QueryDict
 from django.urls import reverse
 
-from planner.calculator.runs import engine_inputs
-from planner.capacity import CapacityInputError, ServingInputs, default_catalogue
 from planner.capacity.formatting import num
-from planner.capacity.paths import PATHS, PathComparison, PathOption, Traffic
-from planner.capacity.paths.card import serving_card
-from planner.capacity.paths.frontier import Frontier, serving_frontier
+from planner.capacity.paths import PATHS, PathComparison, PathOption
 from planner.capacity.paths.label import path_words, recommendation_label
 from planner.capacity.results import FormulaLine
 from planner.paths.charts import cost_chart, frontier_chart
-from planner.paths.forms import TRAFFIC_FIELDS, ComparisonForms, comparison_forms
+from planner.paths.defaults import assumption_words, fields_with_defaults
+from planner.paths.forms import ComparisonForms
+from planner.paths.frontier_view import comparison_frontier, splits_words
 
 # The table's figure columns per estimate: (heading, figure key, decimals). Serving's time
 # columns show the mean and, where the estimate gives them, its percentiles beside it.
@@ -69,26 +63,6 @@ LIMITER_WORDS = {
     "training_memory": "training memory",
     "throughput": "daily volume",
 }
-# Words for the assumptions whose field is not one of the page's own inputs.
-ASSUMPTION_WORDS = {
-    "requests_per_day": "Requests per day",
-    "peak_concurrency": "Peak concurrency",
-    "peak_factor": "Peak-to-mean traffic",
-    "use_case": "Use case",
-    "availability": "Availability",
-    "gpu_memory_utilization": "GPU memory a serving engine may use",
-    "decode_batch": "Streams decoding together",
-    "kv_precision": "KV cache precision",
-    "overhead_gb": "Runtime overhead",
-    "prompt_tokens": "Prompt tokens per request",
-    "output_tokens": "Output tokens per request",
-    "adam_bytes": "Optimizer bytes per parameter",
-    "mfu": "Model FLOPs utilization",
-    "users": "Concurrent users",
-}
-# A default the page writes into its field (a plain figure, not derived from other fields).
-FILLED_DEFAULTS = {"requests_per_day"}
-LEADING_FIGURE = re.compile(r"^\s*([0-9][0-9,]*(?:\.[0-9]+)?)(?![0-9A-Za-z])")
 ROLE_ORDER = ("gpu", "tpu", "cpu", "managed_api")
 
 
@@ -213,101 +187,8 @@ def headline_options(comparison: PathComparison) -> list[tuple[PathOption, str]]
     return picked
 
 
-def assumption_words(name: str, forms: ComparisonForms) -> str:
-    for form in (forms.workload, forms.traffic):
-        if name in form.fields and form.fields[name].label:
-            return str(form.fields[name].label)
-    return ASSUMPTION_WORDS.get(name, name.replace("_", " ").capitalize())
-
-
-def _value_of(data: Any, name: str) -> str:
-    value = data.get(name) if hasattr(data, "get") else None
-    return str(value or "").strip()
-
-
-def fields_with_defaults(
-    forms: ComparisonForms, comparison: PathComparison | None
-) -> ComparisonForms:
-    """The forms as the page shows them: a default the comparison assumed is written into its
-    (empty) field where it is a plain figure, else shown as the field's placeholder, and each
-    such field says "Assumed: ..." under it."""
-    if comparison is None:
-        return forms
-    assumed = {a.field: a.assumed for a in comparison.assumptions}
-    filled: dict[str, str] = {}
-    for name in FILLED_DEFAULTS & set(assumed):
-        match = LEADING_FIGURE.match(assumed[name])
-        if match and not _value_of(forms.traffic.data, name):
-            filled[name] = match.group(1).replace(",", "")
-    shown = forms
-    if filled:
-        raw = forms.traffic.data  # the workload's form is bound to the same data
-        data: Any = raw.copy() if isinstance(raw, QueryDict) else dict(raw)
-        for name, value in filled.items():
-            data[name] = value
-        shown = comparison_forms(forms.kind, data)
-        shown.is_valid()
-    for form in (shown.workload, shown.traffic):
-        for name, text in assumed.items():
-            if name not in form.fields:
-                continue
-            bound: BoundField = form[name]
-            bound.assumed_note = text  # type: ignore[attr-defined]
-            match = LEADING_FIGURE.match(text)
-            widget = form.fields[name].widget
-            typed = getattr(widget, "input_type", None) in {"number", "text"}
-            if match and typed and name not in filled and not _value_of(form.data, name):
-                widget.attrs["placeholder"] = f"{match.group(1)} (assumed)"
-    return shown
-
-
-def frontier_option(comparison: PathComparison) -> PathOption | None:
-    """The device the frontier is drawn for: the recommendation, or the cheapest self-hosted
-    option that meets when the managed API is recommended."""
-    best = comparison.recommended
-    if best is not None and best.self_hosted:
-        return best
-    return next((o for o in comparison.meeting if o.self_hosted), None)
-
-
-def _decimal(value: Fraction | None) -> Decimal | None:
-    return None if value is None else Decimal(value.numerator) / Decimal(value.denominator)
-
-
-def comparison_frontier(
-    forms: ComparisonForms, comparison: PathComparison
-) -> tuple[Frontier, PathOption] | None:
-    """The frontier of the device the comparison would run, against the card's targets (its own,
-    else its use case's): the first token, and the inter-token latency as tokens/s per user."""
-    option = frontier_option(comparison)
-    if comparison.estimate != "serving" or option is None:
-        return None
-    given = forms.traffic.cleaned_data
-    traffic = Traffic(**{n: None if given.get(n) == "" else given.get(n) for n in TRAFFIC_FIELDS})
-    try:
-        inputs = ServingInputs(**engine_inputs(ServingInputs, forms.workload.cleaned_data))
-        card = serving_card(inputs, traffic)
-        accelerator = default_catalogue().accelerator(option.accelerator)
-        itl = card.itl_target_ms
-        frontier = serving_frontier(
-            replace(card.inputs, ttft_target_ms=_decimal(card.ttft_target_ms)),
-            accelerator,
-            min_tokens_per_s_per_user=Fraction(1000) / itl if itl else None,
-        )
-    except CapacityInputError:
-        return None
-    return frontier, option
-
-
 def _service(comparison: PathComparison) -> dict[str, Any]:
     return dict(getattr(comparison, "service_level", None) or {})
-
-
-def _splits(frontier: Frontier) -> str:
-    degrees = sorted({p.tensor_parallel for p in frontier.points})
-    if len(degrees) <= 1:
-        return f"{degrees[0] if degrees else 1} device"
-    return f"{', '.join(map(str, degrees[:-1]))} or {degrees[-1]} devices"
 
 
 def _query(forms: ComparisonForms) -> str:
@@ -359,7 +240,7 @@ def paths_context(forms: ComparisonForms, comparison: PathComparison | None) -> 
         chart=cost_chart(comparison.cost_series) if kind == "serving" else None,
         frontier=found[0] if found else None,
         frontier_label=recommendation_label(found[1]) if found else "",
-        frontier_splits=_splits(found[0]) if found else "",
+        frontier_splits=splits_words(found[0]) if found else "",
         frontier_percentile=_service(comparison).get("percentile") or 95,
         service_level=_service(comparison),
         frontier_chart=frontier_chart(found[0]) if found else None,
