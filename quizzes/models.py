@@ -33,6 +33,8 @@ class QuizItem(models.Model):
     model_answer = models.TextField(blank=True)
     # Calculated items: exercise, variables, relative_tolerance, answer_range (calculated.py).
     calculation = models.JSONField(default=dict, blank=True)
+    # The course skills (CourseSkill slugs) this item exercises, from the content files.
+    skills = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["lesson", "position"]
@@ -296,4 +298,5 @@ class RetentionPreference(models.Model):
         return f"{self.learner} · {self.course_id}: {self.desired_retention:.2f}"
 
 
+from quizzes.analysis_models import *  # noqa: E402,F403  (skills, item analysis)
 from quizzes.rollup_models import *  # noqa: E402,F403  (review rollups)
