@@ -33,8 +33,7 @@ class QuizItem(models.Model):
     model_answer = models.TextField(blank=True)
     # Calculated items: exercise, variables, relative_tolerance, answer_range (calculated.py).
     calculation = models.JSONField(default=dict, blank=True)
-    # The course skills (CourseSkill slugs) this item exercises, from the content files.
-    skills = models.JSONField(default=list, blank=True)
+    skills = models.JSONField(default=list, blank=True, help_text=_("Its CourseSkill slugs."))
 
     class Meta:
         ordering = ["lesson", "position"]
@@ -298,5 +297,4 @@ class RetentionPreference(models.Model):
         return f"{self.learner} · {self.course_id}: {self.desired_retention:.2f}"
 
 
-from quizzes.analysis_models import *  # noqa: E402,F403  (skills, item analysis)
-from quizzes.rollup_models import *  # noqa: E402,F403  (review rollups)
+from quizzes.rollup_models import *  # noqa: E402,F403  (rollups, item analysis, skills)

@@ -111,10 +111,8 @@ def skills_apply(
             )
         return (), modules
     known = [s.slug for s in skills]
-    present = {i.key for i in items}
-    for key, (_tags, line) in mapping.items():
-        if key not in present:
-            raise ContentError(skills_file, line, f"no quiz item '{key}' in this course")
+    # A key naming no item is not an error: removing an item from a lesson needs no edit here,
+    # and a misspelt key still fails, as the item it meant is left without a skill.
     for key, (tags, line) in mapping.items():
         for tag in tags:
             if tag not in known:

@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='quizitem',
             name='skills',
-            field=models.JSONField(blank=True, default=list),
+            field=models.JSONField(blank=True, default=list, help_text='Its CourseSkill slugs.'),
         ),
         migrations.CreateModel(
             name='ItemAnalysis',

@@ -87,6 +87,15 @@ def test_an_untagged_item_is_refused_with_its_file_and_line(tmp_path: Path) -> N
     assert "skills.toml" in error.reason and "memory-fit, kv-cache" in error.reason
 
 
+def test_a_mapping_for_a_removed_item_is_ignored_and_a_misspelt_one_fails(tmp_path: Path) -> None:
+    spec = course_content_load(
+        folder=course_folder(tmp_path, SKILLS + 'gone-item = ["kv-cache"]\n')
+    )
+    assert spec.skills
+    error = refusal(course_folder(tmp_path / "typo", SKILLS.replace("kv-bytes =", "kv-byte =")))
+    assert "quiz item 'kv-bytes' has no skill" in error.reason
+
+
 def test_an_unknown_skill_in_skills_toml_is_refused_at_its_line(tmp_path: Path) -> None:
     error = refusal(course_folder(tmp_path, SKILLS.replace('["kv-cache"]', '["kv-cash"]')))
     assert error.file.name == "skills.toml" and error.line == 11
@@ -108,7 +117,6 @@ def test_an_unknown_skill_on_an_item_is_refused_at_the_item(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("skills", "line", "reason"),
     [
-        (SKILLS + 'no-such-item = ["kv-cache"]\n', 12, "no quiz item 'no-such-item'"),
         (SKILLS.replace('["kv-cache"]', '"kv-cache"'), 11, "must be a list of 1 to 8"),
         (SKILLS.replace('["kv-cache"]', '["KV Cache"]'), 11, "must be a list of 1 to 8"),
         (SKILLS.replace('["kv-cache"]', '["kv-cache", "kv-cache"]'), 11, "distinct"),
