@@ -141,6 +141,11 @@ def _simulate(
     return timeline
 
 
+def simulated_learners() -> list[User]:
+    """The cohort's accounts, in number order."""
+    return list(User.objects.filter(email__endswith=f"@{EMAIL_DOMAIN}").order_by("email"))
+
+
 def _learners(now: datetime) -> list[User]:
     """The cohort's accounts, created once (no password: nobody logs in as them)."""
     emails = [simulated_email(n) for n in range(1, COHORT_SIZE + 1)]

@@ -14,6 +14,7 @@ from accounts.models import User
 from courses.models import Course
 from home.management.commands.seed_demo import DEMO_LEARNER
 from home.services.demo_cohort import COHORT_SIZE, EMAIL_DOMAIN
+from planner.models import CapstoneSubmission
 from quizzes.models import ItemAnalysis, RecallSchedule, ReviewLog
 
 pytestmark = pytest.mark.django_db
@@ -38,12 +39,22 @@ def test_the_cohort_is_seeded_once_with_months_of_history() -> None:
     for course in Course.objects.all():
         analysis = ItemAnalysis.objects.get(course=course)
         assert analysis.learners > COHORT_SIZE // 2
-    counts = (logs.count(), RecallSchedule.objects.count(), User.objects.count())
+    # Capstone plans at three levels, awaiting grading (the course with a rubric).
+    plans = CapstoneSubmission.objects.filter(learner__in=simulated)
+    assert plans.count() == 3
+    claims = sorted(p.content["claimed_max_users"] for p in plans)
+    assert claims == [11, 20, 40]
+    counts = (logs.count(), RecallSchedule.objects.count(), User.objects.count(), plans.count())
 
     again = StringIO()
     call_command("seed_demo", stdout=again)
-    assert (logs.count(), RecallSchedule.objects.count(), User.objects.count()) == counts
-    assert "0 review logs added this run" in again.getvalue()
+    assert (
+        logs.count(),
+        RecallSchedule.objects.count(),
+        User.objects.count(),
+        plans.count(),
+    ) == counts
+    assert "0 review logs and 0 capstone plans added this run" in again.getvalue()
     # The real demo learner keeps their own three items per course.
     demo = User.objects.get(email=DEMO_LEARNER)
     assert RecallSchedule.objects.filter(learner=demo).count() == 3 * Course.objects.count()

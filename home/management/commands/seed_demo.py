@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from accounts.services import user_create_verified
 from courses.models import Course, Enrollment
-from home.services.demo_cohort import EMAIL_DOMAIN, demo_cohort_seed
+from home.services.demo_capstone import demo_capstone_plans
+from home.services.demo_cohort import EMAIL_DOMAIN, demo_cohort_seed, simulated_learners
 from quizzes.models import QuizItem, RecallSchedule
 from quizzes.services.answers import ItemResponse, item_answer
 from quizzes.services.item_analysis import item_analysis_refresh
@@ -55,6 +56,10 @@ class Command(BaseCommand):
         answered = self._answer_first_items(learner)
         now = timezone.now()
         cohort, logs = demo_cohort_seed(now=now)
+        plans = sum(
+            demo_capstone_plans(course=course, learners=simulated_learners(), now=now)
+            for course in Course.objects.filter(rubric__isnull=False)
+        )
         for course in Course.objects.all():
             item_analysis_refresh(course=course, now=now)
         courses = Course.objects.count()
@@ -66,7 +71,7 @@ class Command(BaseCommand):
         self.stdout.write(f"  instructor: {DEMO_INSTRUCTOR}")
         self.stdout.write(
             f"  simulated cohort: {cohort} learners (*@{EMAIL_DOMAIN}, no login), "
-            f"{logs} review logs added this run"
+            f"{logs} review logs and {plans} capstone plans added this run"
         )
 
     def _answer_first_items(self, learner: Any) -> int:
