@@ -36,8 +36,8 @@ def test_the_cohort_is_seeded_once_with_months_of_history() -> None:
     span = logs.aggregate(first=Min("reviewed_at"), last=Max("reviewed_at"))
     assert (span["last"] - span["first"]).days >= 60
     assert set(logs.values_list("rating", flat=True)) == {1, 2, 3, 4}
-    for course in Course.objects.all():
-        analysis = ItemAnalysis.objects.get(course=course)
+    for each in Course.objects.all():
+        analysis = ItemAnalysis.objects.get(course=each)
         assert analysis.learners > COHORT_SIZE // 2
     # Capstone plans at three levels, awaiting grading (the course with a rubric).
     plans = CapstoneSubmission.objects.filter(learner__in=simulated)

@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
 from courses.models import Course, Enrollment
 from home.services.content_import import course_import
 from quizzes.models import QuizItem, RecallSchedule
@@ -19,7 +20,6 @@ from quizzes.selectors.skills import learner_skills_map
 from quizzes.services import fsrs_adapter
 from quizzes.services.answers import ItemResponse, item_answer
 from quizzes.services.item_analysis import item_analysis_refresh
-from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 COURSE = Path(__file__).resolve().parents[2] / "content" / "gpus-tpus-ai-hardware"
@@ -86,7 +86,7 @@ def test_the_practice_session_holds_every_item_of_the_skill(course, learner) -> 
 
 
 def test_skills_pages_are_scoped_to_the_learners_courses(course, learner) -> None:  # type: ignore[no-untyped-def]
-    stranger = UserFactory(email="stranger@example.com")
+    stranger = User.objects.create_user(email="stranger@example.com", password="x")
     client = Client()
     client.force_login(stranger)
     assert client.get(reverse("quizzes:skills", args=[course.slug])).status_code == 404
