@@ -46,12 +46,15 @@ def _mc(key: str) -> QuizItem:
     return QuizItem.objects.prefetch_related("choices").get(key=key)
 
 
-def test_the_weakest_skill_is_the_one_with_the_lowest_recall_now(course, learner) -> None:  # type: ignore[no-untyped-def]
+def test_the_weakest_skill_is_the_one_with_the_lowest_recall_now(  # type: ignore[no-untyped-def]
+    course, learner, django_assert_num_queries
+) -> None:
     # mig-what-it-gives is tagged MIG only; seventy-b-on-eighty-gb memory fit only.
     _answer(learner, _mc("mig-what-it-gives"), right=False, days_ago=3)
     _answer(learner, _mc("seventy-b-on-eighty-gb"), right=True, days_ago=3)
     now = timezone.now()
-    skills_map = learner_skills_map(learner=learner, course=course, now=now)
+    with django_assert_num_queries(5):
+        skills_map = learner_skills_map(learner=learner, course=course, now=now)
     rows = {row.skill.slug: row for row in skills_map.skills}
     scheduler = fsrs_adapter.scheduler_for(course)
     for slug, key in (("mig", "mig-what-it-gives"), ("memory-fit", "seventy-b-on-eighty-gb")):
