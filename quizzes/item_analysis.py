@@ -18,7 +18,8 @@ and Canvas's item analysis):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 # Kelley (1939): the upper and lower 27 % of learners.
@@ -88,27 +89,65 @@ def _per_learner(rows: Iterable[FirstAnswer]) -> dict[int, dict[int, int]]:
     return answers
 
 
-def kelley_discrimination(pairs: list[tuple[float, int, int]]) -> float | None:
-    """Upper-27 % facility minus lower-27 % facility. `pairs` are (rest score, learner id,
-    correct 0/1); ties in rest score are broken by learner id so the result is reproducible."""
-    if len(pairs) < 2:
-        return None
-    ranked = sorted(pairs)
-    group = max(1, round(KELLEY_SHARE * len(ranked)))
-    lower = ranked[:group]
-    upper = ranked[-group:]
-    return sum(c for _r, _l, c in upper) / group - sum(c for _r, _l, c in lower) / group
+def _grouped(rows: Iterable[FirstAnswer]) -> Iterator[tuple[int, dict[int, int]]]:
+    """Like `_per_learner`, one learner at a time, for rows that keep each learner's together
+    (the database's order): memory for one learner, not the cohort. A learner seen again after
+    another's rows is an error, never a silently split learner."""
+    done: set[int] = set()
+    current: int | None = None
+    mine: dict[int, int] = {}
+    for row in rows:
+        if row.learner_id != current:
+            if current is not None:
+                yield current, mine
+                done.add(current)
+            if row.learner_id in done:
+                raise ValueError(f"learner {row.learner_id}'s rows are not together")
+            current, mine = row.learner_id, {}
+        if row.item_id not in mine:
+            mine[row.item_id] = 1 if row.rating > AGAIN else 0
+    if current is not None:
+        yield current, mine
 
 
-def point_biserial(pairs: list[tuple[float, int, int]]) -> float | None:
-    """Pearson correlation of correct (0/1) with the rest score; None when either is constant."""
-    n = len(pairs)
+@dataclass
+class _Scores:
+    """One item's responses with a rest score, in compact arrays (a cohort of 100,000 learners
+    keeps millions of them): rest score, learner id (ties are broken by it), correct 0/1."""
+
+    rests: array[float] = field(default_factory=lambda: array("d"))
+    learners: array[int] = field(default_factory=lambda: array("q"))
+    corrects: array[int] = field(default_factory=lambda: array("b"))
+
+    def add(self, rest: float, learner_id: int, correct: int) -> None:
+        self.rests.append(rest)
+        self.learners.append(learner_id)
+        self.corrects.append(correct)
+
+
+def kelley_discrimination(scores: _Scores) -> float | None:
+    """Upper-27 % facility minus lower-27 % facility, learners ranked by rest score; ties are
+    broken by learner id so the result is reproducible."""
+    n = len(scores.rests)
     if n < 2:
         return None
-    mean_x = sum(c for _r, _l, c in pairs) / n
-    mean_y = sum(r for r, _l, _c in pairs) / n
+    rests, learners, corrects = scores.rests, scores.learners, scores.corrects
+    ranked = sorted(range(n), key=lambda k: (rests[k], learners[k]))
+    group = max(1, round(KELLEY_SHARE * n))
+    upper = sum(corrects[k] for k in ranked[-group:])
+    lower = sum(corrects[k] for k in ranked[:group])
+    return (upper - lower) / group
+
+
+def point_biserial(scores: _Scores) -> float | None:
+    """Pearson correlation of correct (0/1) with the rest score; None when either is constant."""
+    n = len(scores.rests)
+    if n < 2:
+        return None
+    mean_x = sum(scores.corrects) / n
+    mean_y = sum(scores.rests) / n
     sxy = sxx = syy = 0.0
-    for rest, _learner, correct in pairs:
+    for rest, correct in zip(scores.rests, scores.corrects, strict=True):
         dx, dy = correct - mean_x, rest - mean_y
         sxy += dx * dy
         sxx += dx * dx
@@ -139,28 +178,34 @@ def item_flags(
 
 
 def item_analysis(
-    rows: Iterable[FirstAnswer], *, item_ids: Iterable[int], min_responses: int = MIN_RESPONSES
+    rows: Iterable[FirstAnswer],
+    *,
+    item_ids: Iterable[int],
+    min_responses: int = MIN_RESPONSES,
+    grouped: bool = False,
 ) -> list[ItemFigures]:
-    """Every item of `item_ids` (in that order) with its figures over the first answers."""
-    answers = _per_learner(rows)
-    per_item: dict[int, list[tuple[float, int, int]]] = {}
-    responses: dict[int, list[int]] = {}
-    for learner_id, mine in answers.items():
+    """Every item of `item_ids` (in that order) with its figures over the first answers.
+    `grouped`: each learner's rows come together (as the database orders them), so they are
+    read one learner at a time."""
+    learners = _grouped(rows) if grouped else iter(_per_learner(rows).items())
+    scores: dict[int, _Scores] = {}
+    counts: dict[int, list[int]] = {}  # item -> [responses, correct]
+    for learner_id, mine in learners:
         total = sum(mine.values())
         others = len(mine) - 1
         for item_id, correct in mine.items():
-            responses.setdefault(item_id, []).append(correct)
+            count = counts.setdefault(item_id, [0, 0])
+            count[0] += 1
+            count[1] += correct
             if others > 0:
                 rest = (total - correct) / others
-                per_item.setdefault(item_id, []).append((rest, learner_id, correct))
+                scores.setdefault(item_id, _Scores()).add(rest, learner_id, correct)
     figures: list[ItemFigures] = []
     for item_id in item_ids:
-        marks = responses.get(item_id, [])
-        n = len(marks)
-        correct = sum(marks)
+        n, correct = counts.get(item_id, (0, 0))
         facility = correct / n if n else None
-        pairs = per_item.get(item_id, [])
-        discrimination = kelley_discrimination(pairs)
+        item_scores = scores.get(item_id, _Scores())
+        discrimination = kelley_discrimination(item_scores)
         figures.append(
             ItemFigures(
                 item_id=item_id,
@@ -168,7 +213,7 @@ def item_analysis(
                 correct=correct,
                 facility=facility,
                 discrimination=discrimination,
-                point_biserial=point_biserial(pairs),
+                point_biserial=point_biserial(item_scores),
                 flags=item_flags(
                     responses=n,
                     facility=facility,

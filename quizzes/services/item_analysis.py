@@ -73,7 +73,8 @@ def item_analysis_report(*, course: Course, now: datetime) -> dict[str, Any]:
             learners.add(row.learner_id)
             yield row
 
-    figures = method.item_analysis(rows(), item_ids=[i.pk for i in items])
+    # first_answers orders by learner: the figures read one learner at a time.
+    figures = method.item_analysis(rows(), item_ids=[i.pk for i in items], grouped=True)
     templates = {t.item.pk: t for t in calculated_stats_for(course=course)}
     recall = cohort_recall(course=course, now=now)
     report_items = []
