@@ -86,6 +86,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": crontab(hour=3, minute=17),
         "options": {"queue": "heavy", "expires": 3600},
     },
+    # Item analysis (facility, discrimination, flags) per course, stored for the instructor page.
+    "item-analysis-nightly": {
+        "task": "quizzes.tasks.item_analysis_nightly",
+        "schedule": crontab(hour=3, minute=47),
+        "options": {"queue": "heavy", "expires": 3600},
+    },
     # The review rollups the instructor pages read (quizzes/services/rollup.py): each run
     # recomputes the days since two days before the last, so a missed run is caught up.
     "review-rollups": {

@@ -51,7 +51,7 @@ class QuizItemAdmin(admin.ModelAdmin[QuizItem]):
     search_fields = ["key", "prompt"]
     inlines = [ChoiceInline]
     # A calculated template changes only through the content import, which draws it many times.
-    readonly_fields = ["calculation"]
+    readonly_fields = ["calculation", "skills"]
 
     def save_model(self, request: HttpRequest, obj: QuizItem, form: Any, change: bool) -> None:
         quiz_item_save(item=obj)  # its recall schedules follow it to another course

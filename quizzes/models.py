@@ -33,6 +33,7 @@ class QuizItem(models.Model):
     model_answer = models.TextField(blank=True)
     # Calculated items: exercise, variables, relative_tolerance, answer_range (calculated.py).
     calculation = models.JSONField(default=dict, blank=True)
+    skills = models.JSONField(default=list, blank=True, help_text=_("Its CourseSkill slugs."))
 
     class Meta:
         ordering = ["lesson", "position"]
@@ -296,4 +297,4 @@ class RetentionPreference(models.Model):
         return f"{self.learner} · {self.course_id}: {self.desired_retention:.2f}"
 
 
-from quizzes.rollup_models import *  # noqa: E402,F403  (review rollups)
+from quizzes.rollup_models import *  # noqa: E402,F403  (rollups, item analysis, skills)

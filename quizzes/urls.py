@@ -2,7 +2,16 @@
 
 from django.urls import path
 
-from quizzes.views import answers, calculated, retention, review, stats, week
+from quizzes.views import (
+    answers,
+    calculated,
+    item_analysis,
+    retention,
+    review,
+    skills,
+    stats,
+    week,
+)
 
 app_name = "quizzes"
 
@@ -35,6 +44,18 @@ urlpatterns = [
         "teaching/<slug:course_slug>/parameters/reschedule/",
         retention.course_reschedule,
         name="course_reschedule",
+    ),
+    path(
+        "teaching/<slug:course_slug>/items/",
+        item_analysis.course_item_analysis,
+        name="course_item_analysis",
+    ),
+    path("teaching/<slug:course_slug>/skills/", skills.course_skills, name="course_skills"),
+    path("skills/<slug:course_slug>/", skills.learner_skills, name="skills"),
+    path(
+        "skills/<slug:course_slug>/<slug:skill_slug>/",
+        skills.skill_practice,
+        name="skill_practice",
     ),
     path("retention/<slug:course_slug>/", retention.learner_retention, name="retention"),
 ]

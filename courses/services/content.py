@@ -31,6 +31,7 @@ from core.ranges import (
     RUBRIC_POINTS,
 )
 from courses.services.content_calculated import CALCULATED_KEYS, calculated_load
+from courses.services.content_skills import SKILLS_FILE, item_skills_read, skills_apply
 from courses.services.content_specs import (
     KINDS,
     MANIFEST,
@@ -71,6 +72,7 @@ ITEM_KEYS = {
     "tolerance",
     "model_answer",
     "choices",
+    "skills",
     *CALCULATED_KEYS,
 }
 CHOICE_KEYS = {"key", "text", "is_correct", "reason"}
@@ -129,6 +131,8 @@ def _load_items(file: Path) -> tuple[ItemSpec, ...]:
                 model_answer=t.text("model_answer", required=False),
                 choices=tuple(choices),
                 calculated=calculated,
+                skills=item_skills_read(t),
+                source=(doc.file, doc.line(t.path)),
             )
         )
     unique_values(tables, "key", [i.key for i in items], "item key")
@@ -141,7 +145,7 @@ def course_content_load(*, folder: Path) -> CourseSpec:
     if not folder.is_dir():
         raise ContentError(folder, None, "not a folder")
     doc = TomlDoc(folder / MANIFEST)
-    root = TomlTable(doc, (), doc.data, {"course", "scheduling", "modules", "rubric"})
+    root = TomlTable(doc, (), doc.data, {"course", "scheduling", "modules", "rubric", "skills"})
     files: list[Path] = [doc.file]
 
     course = root.table("course", COURSE_KEYS)
@@ -220,6 +224,11 @@ def course_content_load(*, folder: Path) -> CourseSpec:
         unique_values(criterion_tables, "key", [c.key for c in criteria], "criterion key")
         rubric = RubricSpec(title=rt.text("title", max_length=200), criteria=tuple(criteria))
 
+    skills_file = folder / SKILLS_FILE
+    if skills_file.is_file():
+        files.append(skills_file)
+    skills, modules = skills_apply(root=root, skills_file=skills_file, modules=modules)
+
     digest = hashlib.sha256()
     for f in files:
         digest.update(os.path.relpath(f, folder).encode())
@@ -246,4 +255,5 @@ def course_content_load(*, folder: Path) -> CourseSpec:
         rubric=rubric,
         content_hash=digest.hexdigest(),
         files=tuple(files),
+        skills=skills,
     )

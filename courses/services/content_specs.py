@@ -78,6 +78,16 @@ class ItemSpec:
     model_answer: str
     choices: tuple[ChoiceSpec, ...]
     calculated: CalculatedSpec | None = None
+    # Slugs of the course skills the item exercises (its quiz file's `skills`, or skills.toml).
+    skills: tuple[str, ...] = ()
+    # Where the item is written (file, line), for the skill check's errors.
+    source: tuple[Path, int | None] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class SkillSpec:
+    slug: str
+    title: str
 
 
 @dataclass(frozen=True)
@@ -135,4 +145,5 @@ class CourseSpec:
     modules: tuple[ModuleSpec, ...]
     rubric: RubricSpec | None
     content_hash: str = ""
+    skills: tuple[SkillSpec, ...] = ()
     files: tuple[Path, ...] = field(default=())

@@ -15,13 +15,18 @@ from courses.services.content_specs import CourseSpec
 from courses.services.content_sync import ImportReport
 from courses.services.importer import course_hash_record, course_prune, course_sync
 from planner.capstone.rubric_sync import rubric_sync
-from quizzes.services.content_sync import lessons_with_recall, quiz_items_sync
+from quizzes.services.content_sync import (
+    course_skills_sync,
+    lessons_with_recall,
+    quiz_items_sync,
+)
 
 
 def course_apply(*, spec: CourseSpec) -> ImportReport:
     """Bring the database in line with a validated spec. Call inside a transaction."""
     sync = course_sync(spec=spec)
     report = sync.report
+    course_skills_sync(report=report, course=report.course, specs=spec.skills)
     for lesson, lesson_spec in sync.lessons:
         quiz_items_sync(report=report, lesson=lesson, specs=lesson_spec.items)
     in_use = lessons_with_recall(lesson_ids=[lesson.pk for lesson in sync.gone_lessons])

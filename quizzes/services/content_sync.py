@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from courses.models import Lesson
-from courses.services.content_specs import CalculatedSpec, ItemSpec
+from courses.models import Course, Lesson
+from courses.services.content_specs import CalculatedSpec, ItemSpec, SkillSpec
 from courses.services.content_sync import ImportReport, children_sync, row_upsert
 from quizzes.calculated import template_check
-from quizzes.models import Choice, QuizItem, RecallSchedule
+from quizzes.models import Choice, CourseSkill, QuizItem, RecallSchedule
 
 
 def _item_values(spec: ItemSpec, position: int) -> dict[str, Any]:
@@ -22,6 +22,7 @@ def _item_values(spec: ItemSpec, position: int) -> dict[str, Any]:
         "unit": spec.unit,
         "tolerance": spec.tolerance,
         "model_answer": spec.model_answer,
+        "skills": list(spec.skills),
         "calculation": {
             "exercise": calculated.exercise,
             "variables": calculated.variables,
@@ -96,3 +97,23 @@ def calculated_spec_check(spec: CalculatedSpec) -> tuple[str, str] | None:
     return template_check(
         exercise=spec.exercise, variables=spec.variables, answer_min=low, answer_max=high
     )
+
+
+def course_skills_sync(
+    *, report: ImportReport, course: Course, specs: tuple[SkillSpec, ...]
+) -> None:
+    """Upsert the course's skill list by slug, in the file's order; a skill gone is deleted
+    (items name skills by slug, and the items are re-imported in the same transaction)."""
+    current = {s.slug: s for s in CourseSkill.objects.filter(course=course)}
+    for position, spec in enumerate(specs):
+        row_upsert(
+            report,
+            f"skill {spec.slug}",
+            current.pop(spec.slug, None),
+            CourseSkill,
+            {"course": course, "slug": spec.slug},
+            {"title": spec.title, "position": position},
+        )
+    for gone in current.values():
+        gone.delete()
+        report.changes.append(f"deleted skill {gone.slug}")

@@ -53,6 +53,7 @@ def fill(route: Route, world: World) -> str | None:
         "criterion_id": world.criterion.pk,
         "item_id": world.item.pk,
         "card_id": world.card.pk,
+        "skill_slug": "memory-fit",
         # allauth's emailed keys: a made-up key is what a scanner or a guesser sends.
         "key": "made-up-key",
         "uidb36": "1",

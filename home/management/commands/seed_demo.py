@@ -1,4 +1,6 @@
-"""Create the demo learner and demo instructor, enrol them, and give the learner recall to do."""
+"""Create the demo learner and demo instructor, enrol them, give the learner recall to do, and
+add a simulated cohort with months of history (home/services/demo_cohort.py) so every
+instructor page has data; then compute each course's item analysis."""
 
 from __future__ import annotations
 
@@ -11,8 +13,11 @@ from django.utils import timezone
 
 from accounts.services import user_create_verified
 from courses.models import Course, Enrollment
+from home.services.demo_capstone import demo_capstone_plans
+from home.services.demo_cohort import EMAIL_DOMAIN, demo_cohort_seed, simulated_learners
 from quizzes.models import QuizItem, RecallSchedule
 from quizzes.services.answers import ItemResponse, item_answer
+from quizzes.services.item_analysis import item_analysis_refresh
 
 DEMO_PASSWORD = "demo-password-123"
 DEMO_LEARNER = "learner@demo.local"
@@ -49,6 +54,14 @@ class Command(BaseCommand):
                 course=course, user=instructor, defaults={"role": Enrollment.Role.INSTRUCTOR}
             )
         answered = self._answer_first_items(learner)
+        now = timezone.now()
+        cohort, logs = demo_cohort_seed(now=now)
+        plans = sum(
+            demo_capstone_plans(course=course, learners=simulated_learners(), now=now)
+            for course in Course.objects.filter(rubric__isnull=False)
+        )
+        for course in Course.objects.all():
+            item_analysis_refresh(course=course, now=now)
         courses = Course.objects.count()
         self.stdout.write(self.style.SUCCESS(f"Demo logins (password for both: {DEMO_PASSWORD})"))
         self.stdout.write(
@@ -56,6 +69,10 @@ class Command(BaseCommand):
             f"enrolled in {courses} course{'s' if courses != 1 else ''})"
         )
         self.stdout.write(f"  instructor: {DEMO_INSTRUCTOR}")
+        self.stdout.write(
+            f"  simulated cohort: {cohort} learners (*@{EMAIL_DOMAIN}, no login), "
+            f"{logs} review logs and {plans} capstone plans added this run"
+        )
 
     def _answer_first_items(self, learner: Any) -> int:
         """Once per learner and course: answer a few of the course's first items as of two days
