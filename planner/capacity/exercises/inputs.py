@@ -68,6 +68,11 @@ VARIABLES: Final[dict[str, Variable]] = {
         _number("window_hours", "window (hours)", "0.01", "8760"),
         _number("retry_margin", "retry margin", "0", "10"),
         _number("price_per_hour", "price per hour (USD)", "0.01", "10000"),
+        _number("work_hours", "hours of work in the run", "0.01", "100000"),
+        _number("checkpoint_every_minutes", "minutes between checkpoints", "0.1", "100000"),
+        _number("checkpoint_save_minutes", "minutes to save a checkpoint", "0", "1000"),
+        _number("interruptions_per_day", "interruptions per day", "0.001", "1000"),
+        _number("restart_minutes", "minutes to restart after an interruption", "0", "1000"),
     )
 }
 
