@@ -144,17 +144,14 @@ def _prompt_and_hand_check(
             k: n for k, text in solution.shown.items() if (n := shown_number(text)) is not None
         }
         for name in hand_names(tree) - set(names):
-            return (
-                "hand",
-                f"the hand formula names {name}, which the prompt does not show as a number",
-            )
-        if hand_names(tree) - placeholders(spec.prompt):
-            unused = sorted(hand_names(tree) - placeholders(spec.prompt))[0]
-            return "hand", f"the hand formula uses {unused}, which the prompt never states"
+            return "hand", f"the hand formula names {name}, which the exercise does not give"
         try:
             hand = hand_value(tree, names)
         except HandError as exc:
             return "hand", f"draw {seed + 1} ({_drawn(values)}): the hand formula {exc}"
+        unstated = sorted(hand_names(tree) - placeholders(spec.prompt))
+        if unstated and not isinstance(hand, bool):  # a check (True/False) may use any fact
+            return "hand", f"the hand formula uses {unstated[0]}, which the prompt never states"
         if hand is False or (
             not isinstance(hand, bool)
             and not within_tolerance(hand, solution.answer, spec.relative_tolerance)

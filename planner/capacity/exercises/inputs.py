@@ -109,6 +109,10 @@ def checked_input(variable: Variable, raw: object) -> Any:
     return value
 
 
+# Words a prompt shows for a choice: the course writes LoRA, not "lora".
+CHOICE_WORDS: Final = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}
+
+
 def shown_value(value: Any) -> str:
     """An input as a learner reads it: a catalogue row by its name, a number in plain digits."""
     if isinstance(value, Accelerator | ModelSpec):
@@ -118,4 +122,4 @@ def shown_value(value: Any) -> str:
     if isinstance(value, Decimal):
         text = f"{value:,f}"
         return text.rstrip("0").rstrip(".") if "." in text else text
-    return str(value)
+    return CHOICE_WORDS.get(value, str(value)) if isinstance(value, str) else str(value)

@@ -13,12 +13,16 @@ from planner.capacity import speed_model as sm
 from planner.capacity.batch import BatchInputs, estimate_batch
 from planner.capacity.catalogue import Accelerator, default_catalogue, mig_slices
 from planner.capacity.exercises.inputs import Values
-from planner.capacity.formatting import money, num, whole
+from planner.capacity.formatting import money, whole
 from planner.capacity.results import FormulaLine, Severity
 from planner.capacity.serving import ServingEstimate, ServingInputs, estimate_serving
 from planner.capacity.training import TrainingInputs, estimate_training
 from planner.capacity.training.memory import QLORA_CONSTANT_BYTES, QLORA_WEIGHT_BYTES
-from planner.capacity.units import BYTES_PER_ELEMENT, CapacityInputError
+from planner.capacity.units import (
+    BYTES_PER_ELEMENT,
+    QUANTISED_BYTES_PER_WEIGHT,
+    CapacityInputError,
+)
 
 HOURS_PER_DAY: Final = 24
 # The managed API's bill is priced for this many requests, then divided: the batch estimate
@@ -88,7 +92,9 @@ def _precision_facts(values: Values, figures: dict[str, Any]) -> Facts:
     return {
         "weight_precision": weight,
         "kv_precision": kv,
-        "bytes_per_weight": rounded(BYTES_PER_ELEMENT[weight], 1),
+        "bytes_per_weight": rounded(
+            QUANTISED_BYTES_PER_WEIGHT.get(weight, BYTES_PER_ELEMENT[weight]), 4
+        ),
         "kv_bytes": rounded(BYTES_PER_ELEMENT[kv], 1),
     }
 
@@ -359,13 +365,11 @@ def mig_slice_fit(values: Values) -> Worked:
     if not slices:
         raise CapacityInputError("gpu", f"{gpu.name} has no MIG profiles")
     tried: list[str] = []
-    listing = ", ".join(
-        f"{_profile(s)} {num(s.usable_memory_gib or s.memory_gb or 0, 2)}"
-        f"{' GiB' if s.usable_memory_gib else ' GB'}"
-        for s in slices
-    )
-    for slice_ in slices:
-        estimate = _serving({**values, "gpu": slice_})
+    # Each slice's memory as the estimate counts it (what the prompt lists).
+    estimates = [_serving({**values, "gpu": s}) for s in slices]
+    memory = [e.to_dict()["gpu_memory_gb"] for e in estimates]
+    listing = ", ".join(f"{_profile(s)}: {m:,.2f} GB" for s, m in zip(slices, memory, strict=True))
+    for i, (slice_, estimate) in enumerate(zip(slices, estimates, strict=True)):
         if estimate.fits:
             figures = estimate.to_dict()
             lines = [
@@ -377,7 +381,11 @@ def mig_slice_fit(values: Values) -> Worked:
                 ),
                 *_lines(estimate.formulas, *_MEMORY_LINES, "Max active users"),
             ]
-            facts = {**_memory_facts(values, figures), "slices": listing}
+            facts = {
+                **_memory_facts(values, figures),
+                "slices": listing,
+                "smaller_memory_gb": rounded(memory[i - 1] if i else 0, 3),
+            }
             return float(slice_.memory_gb or 0), lines, facts
         tried.append(f"{_profile(slice_)}: no")
     raise CapacityInputError("model", f"fits no MIG slice of {gpu.name}, not even the whole GPU")
