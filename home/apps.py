@@ -25,6 +25,7 @@ def exercise_solve(
         most_sensitive=VARIABLES[sensitive].words if sensitive else None,
         sensitivity=solution.sensitivity,
         shown={**solution.facts, **solution.shown},  # the prompt shows facts and inputs
+        mistakes=solution.mistakes,
     )
 
 

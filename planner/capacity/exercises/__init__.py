@@ -43,6 +43,8 @@ class Solution:
     shown: dict[str, str] = field(default_factory=dict)  # each input as the prompt shows it
     # The exercise's facts as the prompt shows them (weights_gb, overhead_gb, ...): never an input.
     facts: dict[str, str] = field(default_factory=dict)
+    # The answer each known mistake gives with these numbers ("left out the CUDA context": 16.28).
+    mistakes: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +237,7 @@ def solve_exercise(
     if not math.isfinite(answer):
         raise CapacityInputError("exercise", f"{name} gives no finite answer for these inputs")
     sensitive, change = _sensitivity(exercise, values, answer) if sensitivity else (None, 0.0)
+    mistakes = work.known_mistakes(name, values, answer, facts)
     return Solution(
         exercise=name,
         answer=answer,
@@ -244,4 +247,5 @@ def solve_exercise(
         sensitivity=round(change, 4) if sensitive is not None else None,
         shown={k: shown_value(v) for k, v in values.items()},
         facts={k: shown_value(v) for k, v in facts.items() if k not in values},
+        mistakes=mistakes,
     )

@@ -389,3 +389,19 @@ def mig_slice_fit(values: Values) -> Worked:
             return float(slice_.memory_gb or 0), lines, facts
         tried.append(f"{_profile(slice_)}: no")
     raise CapacityInputError("model", f"fits no MIG slice of {gpu.name}, not even the whole GPU")
+
+
+# Mistakes learners make here, by name as instructors read them (issue 44's analytics).
+CUDA_CONTEXT_LEFT_OUT: Final = "left out the CUDA context"
+FULL_FOR_LORA: Final = "priced full fine-tuning for LoRA"
+
+
+def known_mistakes(exercise: str, values: Values, answer: float, facts: Facts) -> dict[str, float]:
+    """The answer each known mistake gives with these numbers (none for most exercises)."""
+    if exercise != "training_memory_gb":
+        return {}
+    out = {CUDA_CONTEXT_LEFT_OUT: answer - float(facts["cuda_context_gb"])}
+    if values.get("method") in {"lora", "qlora"}:
+        full, _, _ = training_memory_gb({**values, "method": "full", "lora_rank": None})
+        out[FULL_FOR_LORA] = full
+    return out
