@@ -86,6 +86,92 @@ GPT_J_6B = ModelSpec(
 # llama-bench lists "llama 8B Q4_0, 4.33 GiB": 4.33 x 2^30 bytes = 4.649 GB.
 Q4_0_8B_GB = 4.649
 
+# --- Other hardware families: AMD MI300X, Google TPU v5e, Intel Xeon 6 CPUs -----------------------
+OCI_MI300X = (
+    "Oracle Cloud Infrastructure blog, Serving Llama 3.1 405B model with AMD Instinct MI300X "
+    "Accelerators (2024-10-10; BM.GPU.MI300X.8, vLLM on ROCm, Llama 3.1 405B FP8 with FP8 KV, TP8; "
+    "benchmark_latency.py 128/128 at batch 1-256 and benchmark_throughput.py), "
+    "blogs.oracle.com/cloud-infrastructure/post/serving-llama-31-405b-model-with-amd-mi300x-gpus"
+)
+SGLANG_XEON6 = (
+    "LMSYS blog, Cost Effective Deployment of DeepSeek R1 with Intel Xeon 6 CPU on SGLang "
+    "(2025-07-14), Table 1: SGLang CPU backend on 2 x Xeon 6980P (128 cores a socket, MRDIMM "
+    "8800), one request, 1,024 in / 1,024 out, TTFT and TPOT; lmsys.org/blog/2025-07-14-intel-xeon-optimization"
+)
+JETSTREAM_V5E = (
+    "JetStream-PyTorch benchmarks/results.md (AI-Hypercomputer/jetstream-pytorch; TPU v5e-8, "
+    "ShareGPT, 2,000 prompts, max input 1,024, max output 1,024, cache 2,048; output tokens/s), "
+    "github.com/AI-Hypercomputer/jetstream-pytorch/blob/main/benchmarks/results.md"
+)
+# Llama 3.1 405B (meta-llama/Llama-3.1-405B config.json: 126 layers, hidden 16,384, 128 heads, 8
+# KV heads, FFN 53,248, vocab 128,256; 405.85 B parameters).
+LLAMA_405B = replace(
+    LLAMA_3_8B,
+    id="llama-3.1-405b",
+    name="Llama 3.1 405B",
+    params_b=405.85,
+    layers=126,
+    hidden_size=16384,
+    attention_heads=128,
+    kv_heads=8,
+    intermediate_size=53248,
+    weight_bytes=None,
+    source="https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json",
+)
+# Llama 3.2 3B (config.json: 28 layers, hidden 3,072, 24 heads, 8 KV heads, FFN 8,192, tied
+# embeddings; 3.21 B parameters).
+LLAMA_32_3B = replace(
+    LLAMA_3_8B,
+    id="llama-3.2-3b",
+    name="Llama 3.2 3B",
+    params_b=3.21,
+    layers=28,
+    hidden_size=3072,
+    attention_heads=24,
+    kv_heads=8,
+    intermediate_size=8192,
+    tie_word_embeddings=True,
+    weight_bytes=None,
+    source="https://huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json",
+)
+# Qwen3-235B-A22B (config.json: 94 layers, hidden 4,096, 64 heads, 4 KV heads, 128 experts of
+# 3 x 4,096 x 1,536, 8 a token, vocab 151,936; 235.09 B parameters, 22.2 B active of which the
+# 0.62 B input embedding is a lookup).
+QWEN3_235B = replace(
+    CAT.model("qwen3-30b-a3b"),
+    id="qwen3-235b-a22b",
+    name="Qwen3-235B-A22B",
+    params_b=235.09,
+    active_params_b=21.57,
+    routed_params_b=227.09,
+    experts=128,
+    experts_per_token=8,
+    layers=94,
+    hidden_size=4096,
+    attention_heads=64,
+    kv_heads=4,
+    head_dim=128,
+    weight_bytes=None,
+    source="https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json",
+)
+DEEPSEEK_R1 = CAT.model("deepseek-v3")  # DeepSeek-R1 is DeepSeek-V3's architecture
+DISTILL_LLAMA_70B = LLAMA_33_70B  # DeepSeek-R1-Distill-Llama-70B is Llama 3.3 70B's
+XEON6_2S = CAT.accelerator("cpu-xeon6-2s")
+# One socket of it: half the memory, channels and cores (SGLang ran Llama 3.2 3B on one).
+XEON6_1S = replace(
+    XEON6_2S,
+    id="cpu-xeon6-1s",
+    memory_gb=768,
+    memory_bandwidth_gb_s=844.8,
+    dense_bf16_tflops=262.1,
+    dense_int8_tops=524.3,
+)
+# ShareGPT's mean lengths after JetStream's filter (prompt <= 1,024, prompt + output <= 2,048):
+# about 215 prompt and 197 output tokens a request with a Llama tokenizer (vLLM's
+# benchmark_serving on ShareGPT V3 prints 215,196 input and 197,296 generated tokens for 1,000
+# requests). An approximation: the rows give the dataset, not the lengths.
+SHAREGPT_IN, SHAREGPT_OUT = 215, 197
+
 
 @dataclass(frozen=True)
 class Run:
@@ -294,6 +380,79 @@ def _llamacpp(label: str, ubatch: int, rate: float, role: str = "check") -> Run:
         aggregate=rate,
         model_gb=Q4_0_8B_GB,
         note="GGUF Q4_0 (4.5 bits a weight)",
+    )
+
+
+def _oci(label: str, batch: int, output: int, aggregate: float, role: str = "check") -> Run:
+    return Run(
+        label,
+        role,
+        "static",
+        "mi300x",
+        LLAMA_405B,
+        8,
+        "fp8",
+        "fp8",
+        "vLLM on ROCm (2024), benchmark_latency / benchmark_throughput",
+        batch,
+        128,
+        output,
+        OCI_MI300X,
+        aggregate=aggregate,
+        note="benchmark_throughput sends every prompt at once: vLLM's 256 sequences a step",
+    )
+
+
+def _sglang(
+    label: str,
+    model: ModelSpec,
+    precision: str,
+    ttft: float,
+    tpot: float,
+    role: str = "check",
+    sockets: int = 2,
+) -> Run:
+    return Run(
+        label,
+        role,
+        "single",
+        XEON6_2S if sockets == 2 else XEON6_1S,
+        model,
+        1,
+        precision,
+        "bf16",
+        "SGLang CPU backend (AMX), tensor parallel over the NUMA nodes",
+        1,
+        1024,
+        1024,
+        SGLANG_XEON6,
+        per_stream=1000 / tpot,
+        ttft_ms=ttft,
+        note="FP8 is weight-only (emulated: unpacked to bf16 for AMX)"
+        if precision == "fp8"
+        else "",
+    )
+
+
+def _jetstream(
+    label: str, model: ModelSpec, precision: str, batch: int, rate: float, role: str = "check"
+) -> Run:
+    return Run(
+        label,
+        role,
+        "closed",
+        "tpu-v5e",
+        model,
+        8,
+        precision,
+        precision,
+        "JetStream-PyTorch (2024), benchmark_serving on ShareGPT",
+        batch,
+        SHAREGPT_IN,
+        SHAREGPT_OUT,
+        JETSTREAM_V5E,
+        aggregate=rate,
+        note="ShareGPT's mean lengths assumed; int8 rows quantise weights and KV",
     )
 
 
@@ -563,4 +722,36 @@ RUNS: tuple[Run, ...] = (
     _llamacpp("llama.cpp RTX 3090 Llama-3-8B Q4_0 ub2", 2, 277.36),
     _llamacpp("llama.cpp RTX 3090 Llama-3-8B Q4_0 ub4", 4, 468.95),
     _llamacpp("llama.cpp RTX 3090 Llama-3-8B Q4_0 ub8", 8, 570.67),
+    # AMD MI300X: Llama 3.1 405B FP8, TP8, vLLM on ROCm (OCI), static batches of 128/128.
+    _oci("OCI MI300X Llama-3.1-405B TP8 b1 128/128", 1, 128, 36.26, "fit"),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b2 128/128", 2, 128, 71.45),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b4 128/128", 4, 128, 137.12),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b8 128/128", 8, 128, 257.67),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b16 128/128", 16, 128, 468.11),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b32 128/128", 32, 128, 798.44),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b64 128/128", 64, 128, 1183.99),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b128 128/128", 128, 128, 1584.53),
+    _oci("OCI MI300X Llama-3.1-405B TP8 b256 128/128", 256, 128, 1846.1, "fit"),
+    _oci("OCI MI300X Llama-3.1-405B TP8 throughput 128/2048", 256, 2048, 2794),
+    # Intel Xeon 6980P x 2, SGLang CPU backend, one request of 1,024 in / 1,024 out.
+    _sglang("SGLang Xeon6 2S DeepSeek-R1 INT8", DEEPSEEK_R1, "int8", 1885.25, 67.99, "fit"),
+    _sglang("SGLang Xeon6 2S DeepSeek-R1 FP8", DEEPSEEK_R1, "fp8", 2235.00, 77.72),
+    _sglang("SGLang Xeon6 2S Qwen3-235B-A22B INT8", QWEN3_235B, "int8", 1164.29, 51.84),
+    _sglang("SGLang Xeon6 2S Qwen3-235B-A22B FP8", QWEN3_235B, "fp8", 1340.62, 55.88),
+    _sglang(
+        "SGLang Xeon6 2S R1-Distill-Llama-70B INT8",
+        DISTILL_LLAMA_70B,
+        "int8",
+        2637.84,
+        76.53,
+        "fit",
+    ),
+    _sglang("SGLang Xeon6 1S Llama-3.2-3B BF16", LLAMA_32_3B, "bf16", 268.2, 16.98, "fit", 1),
+    # Google TPU v5e-8 (8 chips, model-parallel), JetStream-PyTorch on ShareGPT.
+    _jetstream("JetStream v5e-8 Llama-2-7B bf16 b96", LLAMA_2_7B, "bf16", 96, 3663, "fit"),
+    _jetstream("JetStream v5e-8 Llama-2-7B int8 b96", LLAMA_2_7B, "int8", 96, 4783, "fit"),
+    _jetstream("JetStream v5e-8 Llama-2-13B bf16 b48", LLAMA_2_13B, "bf16", 48, 2056),
+    _jetstream("JetStream v5e-8 Llama-2-13B int8 b96", LLAMA_2_13B, "int8", 96, 3458),
+    _jetstream("JetStream v5e-8 Llama-3-8B bf16 b128", LLAMA_3_8B, "bf16", 128, 8249),
+    _jetstream("JetStream v5e-8 Llama-3-8B int8 b256", LLAMA_3_8B, "int8", 256, 10873),
 )

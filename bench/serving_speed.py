@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._speed_published import RUNS, Run
 from planner.capacity import ServingEstimate, ServingInputs, estimate_serving
-from planner.capacity.speed_model import FIRST_TOKEN_FIXED_S
+from planner.capacity.speed_model import FIRST_TOKEN_FIXED_S, device_class
 
 DECODE_TOLERANCE = 0.25
 TTFT_FACTOR = 2.0
@@ -93,10 +93,10 @@ def _closed_loop(run: Run) -> ServingEstimate:
 
 
 def _static(run: Run, decode: ServingEstimate) -> tuple[float | None, float | None]:
-    """(aggregate, first token ms) of a static batch: one batched prefill of batch x prompt
-    tokens (every first token comes at its end), then output steps; aggregate = batch x output
+    """(aggregate, first token ms) of a static batch: one batched prefill of the batch's prompts
+    (a burst: every first token comes at its end), then output steps; aggregate = batch x output
     ÷ (prefill + output x step)."""
-    prefill = _estimate(run, batch=1, prompt=run.batch * run.prompt)
+    prefill = _estimate(run, batch=1, prompt=run.prompt, burst=run.batch)
     if decode.decode_tokens_per_s is None or prefill.time_to_first_token_ms is None:
         return None, None
     prefill_s = Fraction(str(prefill.time_to_first_token_ms)) / 1000 - FIRST_TOKEN_FIXED_S
@@ -134,18 +134,36 @@ def compare(run: Run) -> list[Comparison]:
     return out
 
 
-def check_share(role: str = "check") -> tuple[int, int]:
-    """(comparisons within tolerance, comparisons) over the rows of `role`."""
-    results = [c for run in RUNS if run.role == role for c in compare(run)]
+# Hardware families, by the speed model's device class: each has its own fitted constants.
+FAMILIES: dict[str, str] = {
+    "gpu": "NVIDIA GPUs",
+    "amd-gpu": "AMD Instinct MI300X",
+    "cpu-amx": "Intel Xeon 6 CPUs (AMX)",
+    "tpu": "Google TPU v5e",
+}
+
+
+def family(run: Run) -> str:
+    return device_class(run.accelerator)
+
+
+def check_share(role: str = "check", of: str | None = None) -> tuple[int, int]:
+    """(comparisons within tolerance, comparisons) over the rows of `role` (of one family)."""
+    results = [
+        c
+        for run in RUNS
+        if run.role == role and (of is None or family(run) == of)
+        for c in compare(run)
+    ]
     return sum(c.within for c in results), len(results)
 
 
-def main() -> None:
+def _table(runs: list[Run]) -> None:
     print(
         "| run | role | GPUs | batch | in/out | metric | predicted | measured | ratio | roofline bound | within |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for run in RUNS:
+    for run in runs:
         comparisons = compare(run)
         if not comparisons:
             print(f"| {run.label} | {run.role} | – | – | – | no prediction | – | – | – | – | no |")
@@ -156,13 +174,23 @@ def main() -> None:
                 f"{run.prompt}/{run.output} | {c.metric} | {c.predicted:,.1f} | {c.measured:,.1f} | "
                 f"{c.ratio:.2f} | {bound} | {'yes' if c.within else 'no'} |"
             )
+
+
+def main() -> None:
+    for key, name in FAMILIES.items():
+        runs = [r for r in RUNS if family(r) == key]
+        print(f"\n### {name}\n")
+        for role in ("fit", "check"):
+            hits, total = check_share(role, key)
+            share = f"{hits / total:.0%}" if total else "–"
+            print(f"{role} rows: {hits} of {total} comparisons within tolerance ({share}).  ")
+        print()
+        _table(runs)
+    print("\n### All families\n")
     for role in ("fit", "check"):
         hits, total = check_share(role)
-        print(
-            f"\n{role} rows: {hits} of {total} comparisons within tolerance ({hits / total:.0%})."
-        )
-    metrics = ("per-stream", "aggregate", "ttft")
-    for metric in metrics:
+        print(f"{role} rows: {hits} of {total} comparisons within tolerance ({hits / total:.0%}).")
+    for metric in ("per-stream", "aggregate", "ttft"):
         rows = [c for r in RUNS if r.role == "check" for c in compare(r) if c.metric == metric]
         print(f"- check {metric}: {sum(c.within for c in rows)} of {len(rows)}")
     print(f"\nTarget: at least {TARGET_SHARE:.0%} of check comparisons within tolerance.")

@@ -11,6 +11,7 @@ import base64
 import binascii
 import json
 import zlib
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -116,10 +117,42 @@ def utf8(data: bytes) -> str:
         raise ConfigError("is not UTF-8 text; give the config.json file itself.") from None
 
 
-def body_config(value: Any) -> str:
-    """A JSON body's `config`: the config's text, or the config itself as an object."""
+class JsonObject(dict[str, Any]):
+    """A JSON object as json.loads' object_pairs_hook reads it, keeping every pair in order, so a
+    key given twice is seen (a plain dict keeps the last value silently)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.pairs = pairs
+
+    @property
+    def duplicates(self) -> list[str]:
+        return [key for key, count in Counter(k for k, _ in self.pairs).items() if count > 1]
+
+
+# A config.json nests three levels; a body's config object deeper than this is not one.
+_MAX_OBJECT_DEPTH = 32
+
+
+def _json_text(value: Any, depth: int = 0) -> str:
+    """JSON text of a parsed value with every pair kept, duplicates included, for the reader."""
+    if depth > _MAX_OBJECT_DEPTH:
+        raise ConfigError(f"nests deeper than {_MAX_OBJECT_DEPTH} levels; a config.json nests 3.")
+    if isinstance(value, JsonObject):
+        items = (f"{json.dumps(k)}:{_json_text(v, depth + 1)}" for k, v in value.pairs)
+        return "{" + ",".join(items) + "}"
     if isinstance(value, dict):
-        return json.dumps(value)
+        return _json_text(JsonObject(list(value.items())), depth)
+    if isinstance(value, list):
+        return "[" + ",".join(_json_text(v, depth + 1) for v in value) + "]"
+    return json.dumps(value)
+
+
+def body_config(value: Any) -> str:
+    """A JSON body's `config`: the config's text, or the config itself as an object (written back
+    with every pair, so the reader refuses a duplicate key as it does in pasted text)."""
+    if isinstance(value, dict):
+        return _json_text(value)
     if isinstance(value, str):
         return value
     raise ConfigError("give the config.json's text, or its object.")

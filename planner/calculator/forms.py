@@ -225,7 +225,8 @@ class BatchForm(CalculatorForm):
     kind = "batch"
 
     items = int_field("Items (e.g. chunks to embed)", maximum=10**12, required=True)
-    window_hours = gb_field("Window (hours)", maximum="100000", required=True)
+    # At least a minute (planner.capacity.batch.MIN_WINDOW_HOURS): shorter is not a batch job.
+    window_hours = gb_field("Window (hours)", maximum="100000", minimum="0.0167", required=True)
     gpu = picker_field(
         "Worker GPU (or CPU server)", "Without a measured rate: sets it from the hardware."
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import HttpRequest, QueryDict
 
 from planner.calculator.config_input import (
@@ -18,7 +19,9 @@ from planner.calculator.config_input import (
     CONFIG_MAX_BYTES,
     CONFIG_QUERY_MAX_CHARS,
     ConfigError,
+    JsonObject,
     body_config,
+    too_big,
     upload_text,
 )
 
@@ -53,9 +56,21 @@ def request_inputs(request: HttpRequest) -> RequestInputs:
         return inputs
     if request.content_type == "application/json":
         return _json_inputs(request)
-    inputs = RequestInputs(request.POST.copy())
+    try:
+        inputs = RequestInputs(request.POST.copy())
+        files = request.FILES
+    except RequestDataTooBig:
+        # Django refuses a form body over DATA_UPLOAD_MAX_MEMORY_SIZE before any field is read;
+        # the only field that can be that long is a pasted config.json.
+        inputs = RequestInputs(QueryDict(mutable=True))
+        inputs.refuse(CONFIG_FIELD, too_big())
+        return inputs
+    except TooManyFieldsSent:
+        inputs = RequestInputs(QueryDict(mutable=True))
+        inputs.refuse("body", "has more fields than the calculator has.")
+        return inputs
     for name in (CONFIG_FILE_FIELD, CONFIG_FIELD):
-        upload = request.FILES.get(name)
+        upload = files.get(name)
         if upload is None or not upload.name:
             continue
         try:
@@ -76,15 +91,22 @@ def _json_inputs(request: HttpRequest) -> RequestInputs:
         inputs.refuse("body", f"is larger than {BODY_MAX_BYTES // 1024} KiB.")
         return inputs
     try:
-        body = json.loads(request.read(BODY_MAX_BYTES + 1))
+        body = json.loads(request.read(BODY_MAX_BYTES + 1), object_pairs_hook=JsonObject)
     except (ValueError, RecursionError):
         inputs.refuse("body", "is not JSON: send an object of the form's fields.")
         return inputs
-    if not isinstance(body, dict):
+    if not isinstance(body, JsonObject):
         inputs.refuse("body", "must be a JSON object of the form's fields.")
         return inputs
+    for name in body.duplicates:
+        # As a pasted config's duplicate is refused: which value is meant is ambiguous.
+        inputs.refuse(
+            str(name)[:100], "appears twice in the body; which one is meant is ambiguous."
+        )
     for name, value in body.items():
         key = str(name)[:100]
+        if key in inputs.errors:
+            continue
         if key == CONFIG_FIELD:
             try:
                 inputs.data[key] = body_config(value)

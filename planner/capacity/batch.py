@@ -35,10 +35,15 @@ from planner.capacity.results import (
     Trail,
     WarningCode,
 )
-from planner.capacity.units import SECONDS_PER_HOUR, as_float, exact
+from planner.capacity.units import SECONDS_PER_HOUR, CapacityInputError, as_float, exact
 from planner.capacity.validation import positive, whole_number
 
 DEFAULT_RETRY_MARGIN = Fraction(0)
+# A batch window shorter than a minute is an interactive request, not a batch job (and a window
+# that rounds to 0 h in the result would divide by zero downstream): a minute, 0.0167 h, is the
+# floor, the same bound the calculator's form checks (planner.calculator.forms.BatchForm).
+MIN_WINDOW_HOURS = Fraction(167, 10_000)
+MAX_WINDOW_HOURS = Fraction(100_000)  # 11 years: longer is a typo, whatever the job
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +134,10 @@ def estimate_batch(inputs: BatchInputs) -> BatchEstimate:
     trail = Trail()
     items = whole_number(inputs.items, "items")
     window = positive(inputs.window_hours, "window_hours")
+    if not MIN_WINDOW_HOURS <= window <= MAX_WINDOW_HOURS:
+        raise CapacityInputError(
+            "window_hours", "must be a number from 0.0167 (a minute) to 100,000 hours."
+        )
     margin, work, required = _required_rate(inputs, items, window, trail)
     price = positive(inputs.price_per_hour, "price_per_hour")
     if price is None and inputs.accelerator is not None and inputs.accelerator.price_per_hour_usd:

@@ -75,17 +75,15 @@ class Catalogue:
 
 def mig_slices(acc: Accelerator) -> list[Accelerator]:
     """Each MIG profile as a device of its own (NVIDIA MIG user guide: isolated memory and SMs).
-    Its compute is its SMs of the GPU's where nvidia-smi lists them (a B200's 1g.23gb has 18 of
-    148, not a seventh), else its compute slices of 7."""
+    Its memory is what `nvidia-smi mig -lgip` lists for the profile (an H200 1g.35gb lists 32.25
+    GiB, not the 34.74 a pro-rata share of the parent's 139.97 would give); its compute is its SMs
+    of the GPU's where the listing gives them (a B200's 1g.23gb has 18 of 148, not a seventh),
+    else its compute slices of 7. A profile with no published listing prorates, and says so."""
     out = []
     for profile in acc.mig_profiles:
         share, compute = _compute_share(profile, acc)
         memory_share = _memory_slices(profile, acc) / 8
-        usable = (
-            round(acc.usable_memory_gib * profile.memory_gb / acc.memory_gb, 2)
-            if acc.usable_memory_gib and acc.memory_gb
-            else None
-        )
+        usable, usable_source = _slice_memory(profile, acc)
         out.append(
             replace(
                 acc,
@@ -98,9 +96,7 @@ def mig_slices(acc: Accelerator) -> list[Accelerator]:
                     else None
                 ),
                 usable_memory_gib=usable,
-                usable_memory_source=(
-                    f"the parent's {acc.usable_memory_gib} GiB prorated by memory" if usable else ""
-                ),
+                usable_memory_source=usable_source,
                 dense_fp8_tflops=(
                     round(acc.dense_fp8_tflops * share, 1) if acc.dense_fp8_tflops else None
                 ),
@@ -123,6 +119,22 @@ def mig_slices(acc: Accelerator) -> list[Accelerator]:
             )
         )
     return out
+
+
+def _slice_memory(profile: MigProfile, acc: Accelerator) -> tuple[float | None, str]:
+    """The slice's runtime total (GiB) and its source: the listed figure, else a pro-rata share."""
+    if profile.memory_gib is not None:
+        return profile.memory_gib, (
+            f"nvidia-smi mig -lgip lists {profile.memory_gib} GiB for {profile.name} "
+            f"({acc.mig_listing_source or acc.source})"
+        )
+    if acc.usable_memory_gib and acc.memory_gb:
+        usable = round(acc.usable_memory_gib * profile.memory_gb / acc.memory_gb, 2)
+        return usable, (
+            f"no published listing for {profile.name}: the parent's "
+            f"{acc.usable_memory_gib} GiB prorated by memory"
+        )
+    return None, ""
 
 
 def _compute_share(profile: MigProfile, acc: Accelerator) -> tuple[float, str]:
@@ -156,6 +168,7 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
                 memory_gb=float(p["memory_gb"]),
                 compute_slices=int(p["compute_slices"]),
                 sms=_opt_int(p, "sms"),
+                memory_gib=_opt_float(p, "memory_gib"),
             )
             for p in row.get("mig_profiles", [])
         )
@@ -187,6 +200,8 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
             interconnect=str(row.get("interconnect", "")),
             interconnect_gb_s=_opt_float(row, "interconnect_gb_s"),
             sms=_opt_int(row, "sms"),
+            mig_listing_source=str(row.get("mig_listing_source", "")),
+            speed_class=str(row.get("speed_class", "")),
         )
         if acc.id in prices:
             acc = replace(acc, price_per_hour_usd=prices[acc.id])

@@ -12,6 +12,9 @@ class MigProfile:
     memory_gb: float
     compute_slices: int  # of 7
     sms: int | None = None  # streaming multiprocessors (nvidia-smi mig -lgip), of the GPU's `sms`
+    # The memory `nvidia-smi mig -lgip` lists for the profile (GiB): what the CUDA runtime reports
+    # inside the slice. None where no listing is published: the slice then prorates its parent's.
+    memory_gib: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,16 @@ class Accelerator:
     interconnect: str = ""
     interconnect_gb_s: float | None = None
     sms: int | None = None  # streaming multiprocessors: what a MIG profile's SMs are a share of
+    # Where the MIG profiles' listed memory and SMs come from (an `nvidia-smi mig -lgip` listing).
+    mig_listing_source: str = ""
+    # The speed model's efficiency class when it is not the kind's ("amd-gpu": fitted on ROCm runs).
+    speed_class: str = ""
+
+    @property
+    def has_mig(self) -> bool:
+        """Whether the SKU partitions into MIG slices (the MIG user guide lists A100, A30, H100,
+        H200, B200 and GB200 data-centre parts; A10, A40, L4, L40S and T4 have no MIG)."""
+        return bool(self.mig_profiles)
 
     @property
     def is_memory_device(self) -> bool:

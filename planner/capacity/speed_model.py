@@ -22,16 +22,23 @@ from planner.capacity.units import BYTES_PER_GB, CapacityInputError, exact
 # peak); 8-bit weights carry scales and block-quantised 4-bit weights (AWQ, GPTQ, GGUF Q4_0)
 # unpack in the kernel, so they stream a little less. TPUs and CPUs (STREAM sustains 70-80 % of
 # a DDR5 server's peak; llama.cpp decode reaches less) are set lower, unfitted: no run here.
+CLASSES: Final = ("gpu", "amd-gpu", "tpu", "cpu", "cpu-amx")
 BANDWIDTH_EFFICIENCY: Final[dict[tuple[str, str], Fraction]] = {
     ("gpu", "16-bit"): Fraction(80, 100),
     ("gpu", "8-bit"): Fraction(75, 100),
     ("gpu", "4-bit"): Fraction(75, 100),
+    ("amd-gpu", "16-bit"): Fraction(70, 100),
+    ("amd-gpu", "8-bit"): Fraction(70, 100),
+    ("amd-gpu", "4-bit"): Fraction(65, 100),
     ("tpu", "16-bit"): Fraction(70, 100),
-    ("tpu", "8-bit"): Fraction(65, 100),
+    ("tpu", "8-bit"): Fraction(60, 100),
     ("tpu", "4-bit"): Fraction(60, 100),
     ("cpu", "16-bit"): Fraction(55, 100),
     ("cpu", "8-bit"): Fraction(55, 100),
     ("cpu", "4-bit"): Fraction(50, 100),
+    ("cpu-amx", "16-bit"): Fraction(60, 100),
+    ("cpu-amx", "8-bit"): Fraction(60, 100),
+    ("cpu-amx", "4-bit"): Fraction(55, 100),
 }
 # Achieved share of the dense peak in a compute-bound pass (prefill, a large decode batch), by
 # device class and the precision the tensor cores compute in. Fitted on TensorRT-LLM's first-token
@@ -42,10 +49,14 @@ BANDWIDTH_EFFICIENCY: Final[dict[tuple[str, str], Fraction]] = {
 ACHIEVED_MFU: Final[dict[tuple[str, str], Fraction]] = {
     ("gpu", "16-bit"): Fraction(65, 100),
     ("gpu", "8-bit"): Fraction(50, 100),
+    ("amd-gpu", "16-bit"): Fraction(30, 100),
+    ("amd-gpu", "8-bit"): Fraction(22, 100),
     ("tpu", "16-bit"): Fraction(50, 100),
     ("tpu", "8-bit"): Fraction(40, 100),
     ("cpu", "16-bit"): Fraction(40, 100),
     ("cpu", "8-bit"): Fraction(40, 100),
+    ("cpu-amx", "16-bit"): Fraction(10, 100),
+    ("cpu-amx", "8-bit"): Fraction(55, 1000),
 }
 # A CPU row has no TFLOPS in the catalogue: an AMD EPYC 9654 (96 Zen 4 cores, 2.4 GHz) runs
 # AVX-512 BF16 dot products (VDPBF16PS: 64 FLOPs a cycle a core, AMD "Zen 4" software optimisation
@@ -58,6 +69,14 @@ CPU_DENSE_BF16_TFLOPS: Final = Fraction(147, 10)
 # 4.65 GB of weights on a 936 GB/s card) allows less, vLLM's Python scheduler more: 1.5 ms keeps
 # both fit rows within 25 % (bench/_speed_published.py).
 DECODE_STEP_FIXED_S: Final = Fraction(15, 10000)
+DECODE_STEP_FIXED_BY_CLASS: Final[dict[str, Fraction]] = {
+    "gpu": DECODE_STEP_FIXED_S,
+    "amd-gpu": Fraction(3, 1000),
+    "tpu": Fraction(10, 1000),
+    "cpu": DECODE_STEP_FIXED_S,
+    "cpu-amx": Fraction(3, 1000),
+}
+EXPERT_READ_SHARE: Final[dict[str, Fraction]] = {"cpu-amx": Fraction(35, 100)}
 # Per request before its first token: HTTP, tokenising, scheduling, detokenising. NIM's
 # single-stream first tokens (47.8 ms for a 500-token prompt on 2 H100s) sit above their prefill;
 # in-process TensorRT-LLM runs (no HTTP) come out 1.2-1.9x slow with it, still within 2x.
@@ -72,6 +91,7 @@ ALL_REDUCE_STEP_LATENCY_S: Final[dict[str, Fraction]] = {
     "nvlink": Fraction(75, 10**7),
     "pcie": Fraction(20, 10**6),
     "ici": Fraction(5, 10**6),
+    "infinity-fabric": Fraction(7, 10**6),
 }
 # After attention and after the MLP (Megatron-LM, Shoeybi et al. 2019).
 ALL_REDUCES_PER_LAYER: Final = 2
@@ -90,10 +110,23 @@ MOE_EXPERTS: Final[dict[str, tuple[int, int]]] = {
 
 
 def device_class(acc: Accelerator | None) -> str:
-    """'gpu', 'tpu' or 'cpu' (an unknown device counts as a GPU)."""
+    """'gpu', 'amd-gpu', 'tpu' or 'cpu': the row's speed class where it names one, else its kind
+    (an unknown device counts as an NVIDIA GPU)."""
+    if acc is not None and acc.speed_class in CLASSES:
+        return acc.speed_class
     if acc is None or acc.kind not in ("tpu", "cpu"):
         return "gpu"
     return acc.kind
+
+
+def decode_step_fixed(acc: Accelerator | None) -> Fraction:
+    """The fixed cost of one decode step on this class of device (DECODE_STEP_FIXED_S)."""
+    return DECODE_STEP_FIXED_BY_CLASS[device_class(acc)]
+
+
+def expert_read_share(acc: Accelerator | None) -> Fraction:
+    """How much of the achieved bandwidth a mixture of experts' expert weights stream at."""
+    return EXPERT_READ_SHARE.get(device_class(acc), Fraction(1))
 
 
 def weight_format(precision: str | None) -> str:
@@ -157,6 +190,29 @@ def forward_tokens_per_s(
     if count <= 0 or tensor_parallel < 1:
         raise CapacityInputError("params_b", "must be greater than zero")
     return tensor_parallel * flops / (2 * count)
+
+
+def matmul_params(spec: ModelSpec | None, params: Fraction) -> Fraction:
+    """Parameters a token multiplies by: all of them less the input embedding, a lookup of one
+    row (Kaplan et al. 2020 count N without embeddings); a tied embedding is the LM head's matrix,
+    a matmul, and stays. A mixture of experts' active count already leaves the lookup out."""
+    if spec is None or not spec.vocab_size or spec.tie_word_embeddings or spec.active_params_b:
+        return params
+    lookup = spec.vocab_size * spec.hidden_size
+    return params - lookup if params > 2 * lookup else params
+
+
+def attention_flops_per_pair(spec: ModelSpec | None, n: int) -> Fraction:
+    """FLOPs per GPU for one query attending to one key over every layer: QK^T (2 x d_attn) and
+    the weighted sum of V (2 x d_attn), d_attn = heads x head dim, heads split over N GPUs. Over a
+    causal prompt of T tokens a token attends to T/2 keys on average: 2 x layers x T x d_attn
+    FLOPs a token (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", Table 1; the
+    PaLM paper's appendix B counts 6N + 12 x L x H x Q x T for training, 3x the forward's
+    2N + 4 x L x H x Q x T at full, non-causal attention). For Llama 3.1 8B (32 layers, d_attn
+    4,096) that is 13 % of 2 x parameters at 8k tokens and 53 % at 32k."""
+    if spec is None:
+        return Fraction(0)
+    return Fraction(4 * spec.layers * spec.attention_heads * spec.head_dim, n)
 
 
 def all_reduce_latency(acc: Accelerator | None, n: int) -> Fraction:
@@ -232,6 +288,10 @@ class DecodeModel:
     all_reduce_per_token: Fraction  # seconds per step for each streaming token, beyond latency
     all_reduce_fixed: Fraction  # latency of the step's all-reduces
     fixed: Fraction
+    # Attention's FLOPs per (query, key) pair per GPU in a prompt: QK^T and the weighted sum of V,
+    # 2 x d_attn each, per layer (4 x layers x heads x head dim ÷ N); 0 where the shape is unknown.
+    attention_flops: Fraction = Fraction(0)
+    expert_share: Fraction = Fraction(1)  # EXPERT_READ_SHARE of the device's class
 
     def weights_read(self, tokens: int) -> Fraction:
         if self.experts is None:
@@ -247,17 +307,28 @@ class DecodeModel:
             else Fraction(0)
         )
         comms = self.all_reduce_fixed + batch * self.all_reduce_per_token
-        return StepParts(read, read / self.bandwidth, compute, comms, self.fixed)
+        return StepParts(read, self.read_seconds(read, batch), compute, comms, self.fixed)
 
-    def prefill(self, prompt: int) -> StepParts:
-        """One forward pass over a prompt: the weights once, every prompt token's FLOPs."""
-        read = self.weights_read(prompt)
-        compute = (
-            prompt * self.flops_per_token / self.flops
-            if self.flops_per_token is not None and self.flops
-            else Fraction(0)
-        )
-        comms = self.all_reduce_fixed + prompt * self.all_reduce_per_token
+    def read_seconds(self, read: Fraction, tokens: int) -> Fraction:
+        """Bytes over the achieved bandwidth; experts' bytes at their own share of it."""
+        if self.experts is None or self.expert_share == 1:
+            return read / self.bandwidth
+        experts, per_token = self.experts
+        expert = experts_read(experts, per_token, tokens) * self.expert_bytes
+        return (read - expert) / self.bandwidth + expert / (self.bandwidth * self.expert_share)
+
+    def prefill(self, prompt: int, sequences: int = 1) -> StepParts:
+        """One forward pass over `sequences` prompts of `prompt` tokens: the weights once, every
+        token's matmul FLOPs, and each prompt's causal attention (token t attends to t keys:
+        prompt² ÷ 2 pairs; Kaplan et al. 2020, Table 1: 2 x n_layer x n_ctx x d_attn a token)."""
+        tokens = prompt * sequences
+        read = self.weights_read(tokens)
+        compute = Fraction(0)
+        if self.flops_per_token is not None and self.flops:
+            pairs = sequences * Fraction(prompt * prompt, 2)
+            compute = (tokens * self.flops_per_token + pairs * self.attention_flops) / self.flops
+        comms = self.all_reduce_fixed + tokens * self.all_reduce_per_token
+        # A prompt's tokens share each expert's weights (large matmuls): full bandwidth.
         return StepParts(read, read / self.bandwidth, compute, comms, Fraction(0))
 
     def compute_bound_batch(self) -> int | None:

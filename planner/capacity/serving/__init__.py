@@ -84,6 +84,8 @@ class ServingEstimate(EstimateNotes):
     accelerator_id: str | None
     model_id: str | None
     compute_bound_batch: int | None = None
+    # A mixture of experts' parameters one token reads (billions); None for a dense model.
+    active_params_b: float | None = None
     speed_curve: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[EstimateWarning] = field(default_factory=list)
     assumptions: list[Assumption] = field(default_factory=list)
@@ -126,6 +128,7 @@ _JSON_FIGURES = (
     "weights_bytes",
     "weight_precision",
     "params",
+    "active_params_b",
     "overhead_bytes",
     "overhead_parts_bytes",
     "gpu_memory_utilization",
@@ -228,6 +231,7 @@ def _estimate(
         precision_that_fits=precision_that_fits,
         accelerator_id=acc.id if acc else None,
         model_id=spec.id if spec else None,
+        active_params_b=spec.active_params_b if spec else None,
         warnings=trail.warnings,
         assumptions=trail.assumptions,
         formulas=trail.formulas,

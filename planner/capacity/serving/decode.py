@@ -49,9 +49,12 @@ def decode_model(
     )
     dense, expert, experts = _weight_parts(inputs, weights, n, shape)
     flops_per_token = flops = None
+    attention = Fraction(0)
     if acc is not None and weights.params is not None:
         flops = sm.achieved_flops(acc, weights.precision)
-        flops_per_token = 2 * weights.params * shape.active / n
+        flops_per_token = 2 * sm.matmul_params(inputs.model, weights.params) * shape.active / n
+        attention = sm.attention_flops_per_pair(inputs.model, n)
+        _flops_formulas(inputs, weights, shape, n, flops_per_token, attention, trail)
         if flops is not None:
             precision = sm.compute_precision(acc, weights.precision)
             trail.formula(
@@ -61,9 +64,50 @@ def decode_model(
                 f"{num(sm.achieved_mfu(acc, precision), 2)} = {num(flops / 10**12)} TFLOPS",
             )
     per_token, latency = _all_reduce_terms(acc, shape, n, trail)
-    fixed = sm.DECODE_STEP_FIXED_S
+    fixed = sm.decode_step_fixed(acc)
     return sm.DecodeModel(
-        dense, expert, experts, kv, achieved, flops_per_token, flops, per_token, latency, fixed
+        dense,
+        expert,
+        experts,
+        kv,
+        achieved,
+        flops_per_token,
+        flops,
+        per_token,
+        latency,
+        fixed,
+        attention,
+        sm.expert_read_share(acc),
+    )
+
+
+def _flops_formulas(
+    inputs: ServingInputs,
+    weights: Weights,
+    shape: Shape,
+    n: int,
+    per_token: Fraction,
+    attention: Fraction,
+    trail: Trail,
+) -> None:
+    """The matmul FLOPs a token (2 x parameters less the embedding lookup) and, for a prompt,
+    attention's (2 x layers x prompt x d_attn a token): 2 x parameters is the short-prompt
+    approximation."""
+    assert weights.params is not None
+    trail.formula(
+        "Matmul FLOPs per token per GPU",
+        "2 × (parameters read − the input embedding, a lookup) ÷ GPUs",
+        f"2 × {num(sm.matmul_params(inputs.model, weights.params) * shape.active / 10**9, 3)} B "
+        f"÷ {n} = {num(per_token / 10**9, 2)} GFLOPs",
+    )
+    if not attention or shape.prompt is None:
+        return
+    mean = attention * Fraction(shape.prompt, 2)
+    trail.formula(
+        "Attention FLOPs per prompt token per GPU (causal: T ÷ 2 keys on average)",
+        "4 × layers × heads × head dim ÷ GPUs × prompt ÷ 2 = 2 × layers × prompt × d_attn ÷ GPUs",
+        f"{num(attention, 0)} × {whole(shape.prompt)} ÷ 2 = {num(mean / 10**9, 2)} GFLOPs "
+        f"({num(mean / per_token * 100, 0)} % on top of the matmuls)",
     )
 
 

@@ -28,10 +28,12 @@ def prefill_seconds(model: sm.DecodeModel, shape: Shape, n: int, trail: Trail) -
         return None
     trail.formula(
         "Prefill (one prompt)",
-        "weights read ÷ achieved bandwidth + prompt tokens × FLOPs per token ÷ achieved FLOP/s"
+        "weights read ÷ achieved bandwidth + (prompt tokens × matmul FLOPs per token + "
+        "prompt² ÷ 2 × attention FLOPs per query-key pair) ÷ achieved FLOP/s"
         + (" + all-reduces" if n > 1 else ""),
-        f"{num(parts.memory * 1000, 2)} ms + {whole(shape.prompt)} × "
-        f"{num(model.flops_per_token or 0, 0)} FLOPs ÷ {num(model.flops / 10**12)} TFLOPS = "
+        f"{num(parts.memory * 1000, 2)} ms + ({whole(shape.prompt)} × "
+        f"{num(model.flops_per_token or 0, 0)} + {whole(shape.prompt)}² ÷ 2 × "
+        f"{num(model.attention_flops, 0)}) FLOPs ÷ {num(model.flops / 10**12)} TFLOPS = "
         f"{num(parts.compute * 1000, 2)} ms"
         + (f" + {num(parts.all_reduce * 1000, 2)} ms" if n > 1 else "")
         + f" = {num(parts.total * 1000, 1)} ms",
@@ -83,10 +85,11 @@ def burst_extra_wait(
     pass over burst x prompt tokens, the weights read once. A mean that is also the worst."""
     if prefill is None or shape.prompt is None or not burst or burst < 2:
         return Fraction(0)
-    together = model.prefill(burst * shape.prompt).total
+    together = model.prefill(shape.prompt, burst).total
     trail.formula(
         f"Prefill of a burst of {burst} arrivals",
-        "weights read ÷ achieved bandwidth + burst × prompt tokens × FLOPs per token ÷ achieved FLOP/s",
+        "weights read ÷ achieved bandwidth + burst × (prompt FLOPs, attention included) ÷ "
+        "achieved FLOP/s",
         f"{whole(burst)} × {whole(shape.prompt)} tokens in one pass = {num(together * 1000, 1)} ms, "
         f"{num((together - prefill) * 1000, 1)} ms more than one prompt alone",
     )

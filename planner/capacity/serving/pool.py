@@ -258,16 +258,21 @@ def _precision_hint(
     for candidate in PRECISIONS_WIDEST_FIRST:
         if bytes_per_element(candidate, "weight_precision") >= current:
             continue
-        if acc is not None and not acc.supports(candidate):
+        # int4 (AWQ, GPTQ) runs weight-only where the tensor cores lack it (vLLM's Marlin
+        # kernels on Hopper), and the engine fits it there: the hint offers it too.
+        weight_only = acc is not None and not acc.supports(candidate)
+        if weight_only and candidate != "int4":
             continue
         size = checkpoint_bytes(inputs, weights.params, candidate, Trail())
         if size / n <= room:
+            how = " (weight-only on this device: it saves memory, not time)" if weight_only else ""
             return (
-                f"At {candidate} the weights would be {gb(size)} and {target} user(s) would fit.",
+                f"At {candidate}{how} the weights would be {gb(size)} and {target} user(s) would fit.",
                 candidate,
             )
     return (
-        "No precision down to int4 fits: use a GPU with more memory, or shard the model over several.",
+        "No precision down to int4 (weight-only included) fits: use a GPU with more memory, or "
+        "shard the model over several.",
         None,
     )
 

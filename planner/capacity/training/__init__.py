@@ -148,6 +148,7 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
         **speed,
         accelerator_id=acc.id if acc else None,
         model_id=spec.id if spec else None,
+        active_params_b=spec.active_params_b if spec else None,
         warnings=trail.warnings,
         assumptions=trail.assumptions,
         formulas=trail.formulas,

@@ -48,6 +48,8 @@ class TrainingEstimate(EstimateNotes):
     price_per_hour_usd: float | None
     accelerator_id: str | None
     model_id: str | None
+    # A mixture of experts' parameters one token reads (billions); None for a dense model.
+    active_params_b: float | None = None
     warnings: list[EstimateWarning] = field(default_factory=list)
     assumptions: list[Assumption] = field(default_factory=list)
     formulas: list[FormulaLine] = field(default_factory=list)
@@ -79,6 +81,7 @@ class TrainingEstimate(EstimateNotes):
 _JSON_FIGURES = (
     "method",
     "params",
+    "active_params_b",
     "trainable_params",
     "weights_bytes",
     "quantisation_constants_bytes",
