@@ -149,6 +149,49 @@ def speed_constant(
 CHUNKS, CHUNK_TOKENS, ENCODER = 50_000, 400, "bge-large-en-v1.5"
 
 
+def attention_share(prompt: int, model: str = "llama-3.1-8b") -> Callable[[], float]:
+    """Attention's prefill FLOPs over a prompt, as a percentage of 2 x parameters a token."""
+
+    def value() -> float:
+        from planner.capacity import default_catalogue, speed_model
+
+        spec = default_catalogue().model(model)
+        pair = speed_model.attention_flops_per_pair(spec, 1)
+        return float(prompt / 2 * pair / (2 * spec.params_b * 10**9) * 100)
+
+    return value
+
+
+def mig_sms(gpu: str, profile: str) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import default_catalogue
+
+        acc = default_catalogue().accelerator(gpu)
+        if profile == "all":
+            return float(acc.sms or 0)
+        return float(next(p.sms for p in acc.mig_profiles if p.name == profile) or 0)
+
+    return value
+
+
+def model_figure(model: str, field: str, times: float = 1) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import default_catalogue
+
+        return float(getattr(default_catalogue().model(model), field)) * times
+
+    return value
+
+
+def fact(name: str, key: str, **variables: object) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity.exercises import solve_exercise
+
+        return float(solve_exercise(name, variables).facts[key].replace(",", ""))
+
+    return value
+
+
 def training_mfu() -> float:
     """The training estimate's model FLOPs utilisation when none is measured, in percent."""
     from planner.capacity.training.speed import DEFAULT_MFU
@@ -382,7 +425,7 @@ FIGURES: list[Figure] = [
     Figure(W6, "reaches {} % of\nthe dense 16-bit peak", speed_constant("ACHIEVED_MFU", ("gpu", "16-bit"), 100), ".0f"),
     Figure(W6, "charges {} ms of fixed cost per\nrequest", speed_constant("FIRST_TOKEN_FIXED_S", None, 1000), ".0f"),
     Figure(W6, "TFLOPS): {} ms to the first token", calc(ONE_L4 + PROMPT, "time_to_first_token_ms"), ",.1f"),
-    Figure(W6, "- A10G (70 TFLOPS): {} ms;", calc(ONE_A10G + PROMPT, "time_to_first_token_ms"), ",.1f"),
+    Figure(W6, "publishes no A10G datasheet, and AWS lists none): {} ms;", calc(ONE_A10G + PROMPT, "time_to_first_token_ms"), ",.1f"),
     Figure(W6, "- H100 SXM (989 TFLOPS): {} ms.", calc(ONE_H100 + PROMPT, "time_to_first_token_ms"), ",.1f"),
     Figure(W6, "comes after {} ms on an L4, {} ms on an A10G and {} ms on an\nH100", calc(CHAT_L4 + BURST, "time_to_first_token_ms"), ",.1f"),
     Figure(W6, "comes after {} ms on an L4, {} ms on an A10G and {} ms on an\nH100", calc(CHAT_A10G + BURST, "time_to_first_token_ms"), ",.1f", which=1),
@@ -524,7 +567,7 @@ FIGURES: list[Figure] = [
     Figure(Q4, "expected_value = {}", calc(PLANNING, "available_for_cache_gb"), ".0f", after='key = "planning-function-cache-gb"'),
     # Spec-sheet figures the lessons quote from the catalogue
     Figure(W6, "- L4 ({} dense bf16 TFLOPS)", catalogue("l4", "dense_bf16_tflops"), ".0f"),
-    Figure(W6, "- A10G ({} TFLOPS)", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
+    Figure(W6, "- A10G ({} TFLOPS, a figure from a third party", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "- H100 SXM ({} TFLOPS)", catalogue("h100-sxm", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "because the {} GB of\nweights are read once", calc(CHAT_H100, "weights_gb"), ".0f"),
     Figure(W8, "a **T4** ({} dense 16-bit TFLOPS)", catalogue("t4", "dense_bf16_tflops"), ".0f"),
@@ -532,10 +575,46 @@ FIGURES: list[Figure] = [
     # 04: the course source's planning function, run by the calculator's link
     Figure(W4, "'rough_max_active_users': {}}`", calc(PLANNING, "max_active_users"), "d"),
     Figure(W4, "24 − 14 − 3 leaves\n{} GB for the KV cache", calc(PLANNING, "available_for_cache_gb"), ".0f"),
+    # The four gaps, worked (issue 38): quantisation, the compute-bound batch, MoE, spot
+    Figure(W2, "and LM head ({} billion\nparameters)", fact("quantised_weights_gb", "embedding_params_b", gpu="l4", model="llama-3.1-8b", precision="int4"), ".3f"),
+    Figure(W2, "with its scales ({} bytes per weight)", fact("quantised_weights_gb", "quantised_bytes", gpu="l4", model="llama-3.1-8b", precision="int4"), ".4f"),
+    Figure(W2, "so the weights are {} GB, and an L4", exercise("quantised_weights_gb", gpu="l4", model="llama-3.1-8b", precision="int4"), ".2f"),
+    Figure(W2, "In fp8 they are {} GB: W8A8", exercise("quantised_weights_gb", gpu="a10g", model="llama-3.1-8b", precision="fp8"), ".2f"),
+    Figure(W3, "`1g.10gb` gets {} of the card's {} streaming multiprocessors", mig_sms("h100-sxm", "1g.10gb"), ".0f"),
+    Figure(W3, "`1g.10gb` gets {} of the card's {} streaming multiprocessors", mig_sms("h100-sxm", "all"), ".0f", which=1),
+    Figure(W3, "`3g.40gb` gets\n{} SMs", mig_sms("h100-sxm", "3g.40gb"), ".0f"),
+    Figure(W4, "attention adds {} % at an 8k prompt and {} % at 32k", attention_share(8192), ".0f"),
+    Figure(W4, "attention adds {} % at an 8k prompt and {} % at 32k", attention_share(32768), ".0f", which=1),
+    Figure(W6, "8B, {} % more at an 8k prompt and {} % at 32k", attention_share(8192), ".0f"),
+    Figure(W6, "8B, {} % more at an 8k prompt and {} % at 32k", attention_share(32768), ".0f", which=1),
+    Figure(W6, "an H100 SXM does {} dense bf16 TFLOPS and reads {} GB/s: {} FLOPs per byte", catalogue("h100-sxm", "dense_bf16_tflops"), ".0f"),
+    Figure(W6, "an H100 SXM does {} dense bf16 TFLOPS and reads {} GB/s: {} FLOPs per byte", catalogue("h100-sxm", "memory_bandwidth_gb_s"), ",.0f", which=1),
+    Figure(W6, "an H100 SXM does {} dense bf16 TFLOPS and reads {} GB/s: {} FLOPs per byte", ratio(catalogue("h100-sxm", "dense_bf16_tflops", 1000), catalogue("h100-sxm", "memory_bandwidth_gb_s")), ".1f", which=2),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", exercise("compute_bound_batch", gpu="h100-sxm", model="llama-3.1-8b"), "d"),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", catalogue("l4", "dense_bf16_tflops"), ".0f", which=1),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", catalogue("l4", "memory_bandwidth_gb_s"), ".0f", which=2),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", exercise("compute_bound_batch", gpu="l4", model="llama-3.1-8b"), "d", which=3),
+    Figure(W6, "it comes at a batch of {} for 128 tokens of context per stream and {} for 256", calc("estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=1&context_tokens=128", "compute_bound_batch"), "d"),
+    Figure(W6, "it comes at a batch of {} for 128 tokens of context per stream and {} for 256", calc("estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=1&context_tokens=256", "compute_bound_batch"), "d", which=1),
+    Figure(W6, "Mixtral 8x7B has {} billion parameters in all but {} billion\nactive per token", model_figure("mixtral-8x7b", "params_b"), ".1f"),
+    Figure(W6, "Mixtral 8x7B has {} billion parameters in all but {} billion\nactive per token", model_figure("mixtral-8x7b", "active_params_b"), ".1f", which=1),
+    Figure(W6, "at bf16 the weights take {} GB", model_figure("mixtral-8x7b", "params_b", 2), ".1f"),
+    Figure(W6, "reads only the\n  active {} billion parameters: {} GB a step", model_figure("mixtral-8x7b", "active_params_b"), ".1f"),
+    Figure(W6, "reads only the\n  active {} billion parameters: {} GB a step", exercise("moe_weights_read_gb", model="mixtral-8x7b", users=1), ".1f", which=1),
+    Figure(W6, "A batch of 8 reads {} GB", exercise("moe_weights_read_gb", model="mixtral-8x7b", users=8), ".2f"),
+    Figure(W6, "touches all of them,\n  {} GB, the whole model", exercise("moe_weights_read_gb", model="mixtral-8x7b", users=64), ".2f"),
 ]  # fmt: skip
 
 # Judgements the lessons state in words: the sentence must be there and the engine must agree.
 Claim = tuple[str, str, Callable[[], bool]]
+
+
+def fact_text(gpu: str, precision: str) -> str:
+    from planner.capacity.exercises import solve_exercise
+
+    return solve_exercise(
+        "quantised_weights_gb", {"gpu": gpu, "model": "llama-3.1-8b", "precision": precision}
+    ).facts["kernel"]
 
 
 def burst_ms(query: str) -> float:
@@ -557,6 +636,9 @@ def gap(one: str) -> float:
 
 
 CLAIMS: list[Claim] = [
+    (W6, "and at\nthe chat card's 8,192 tokens never", lambda: calculator(CHAT_H100)["compute_bound_batch"] is None),
+    (W6, "more than one 80 GB GPU", lambda: 2 * 46.7 > 80 and not calculator("estimate=serving&gpu=h100-sxm&model=mixtral-8x7b&users=1&context_tokens=1024")["fits"]),
+    (W2, "W8A8 on the L4, but weight-only W8A16 on an A10G", lambda: fact_text("l4", "fp8") == "W8A8" and fact_text("a10g", "fp8") == "W8A16"),
     (W6, "a 70B model\nat bf16 with the chat card's 20 users at 8k needs four 80 GB GPUs", lambda: not calculator(SEVENTY_B_TP + "&tensor_parallel=2")["fits"] and calculator(SEVENTY_B_TP + "&tensor_parallel=4")["fits"]),
     (W6, "the A10G decodes about twice as fast as the L4", lambda: 1.5 < ratio(calc(ONE_A10G, "decode_tokens_per_s"), calc(ONE_L4, "decode_tokens_per_s"))() < 2.5),
     (W6, "but\nprefills more slowly", lambda: calculator(ONE_A10G + PROMPT)["time_to_first_token_ms"] > calculator(ONE_L4 + PROMPT)["time_to_first_token_ms"]),
