@@ -192,6 +192,24 @@ def fact(name: str, key: str, **variables: object) -> Callable[[], float]:
     return value
 
 
+# Lesson 7's worked spot run: 8 hours of work at $1.20 an hour, a 2-minute save every 30 minutes,
+# 4 interruptions a day, 10 minutes to restart.
+SPOT = {
+    "work_hours": 8,
+    "price_per_hour": 1.2,
+    "checkpoint_every_minutes": 30,
+    "checkpoint_save_minutes": 2,
+    "interruptions_per_day": 4,
+    "restart_minutes": 10,
+}
+
+
+def spot_run() -> Any:
+    from planner.capacity.spot import spot_run as run
+
+    return run(**{k: v for k, v in SPOT.items()})  # type: ignore[arg-type]
+
+
 def training_mfu() -> float:
     """The training estimate's model FLOPs utilisation when none is measured, in percent."""
     from planner.capacity.training.speed import DEFAULT_MFU
@@ -385,7 +403,7 @@ FIGURES: list[Figure] = [
     Figure(W5, "managed API costs ${} a day", calc(API_DAY, "api_cost_usd"), ".2f"),
     Figure(W5, "the H100 costs ${} a day", H100_DAY, ".0f"),
     Figure(W5, "Break-even is about {}\n> requests a day", BREAK_EVEN, ",.0f"),
-    Figure(W5, "busy about {} % of the day", lambda: 1000 * 300 / (calculator(CHAT_LINK)["aggregate_tokens_per_s"] * 86400) * 100, ".2f"),
+    Figure(W5, "busy about {} % of the day", lambda: (1000 * 300 / calculator(CHAT_LINK)["aggregate_tokens_per_s"] + 1000 * calculator(CHAT_LINK)["time_to_first_token_ms"] / 1000) / 86400 * 100, ".2f"),
     Figure(W5, "meets the card ({} × NVIDIA T4)", lambda: float(comparison(CHAT_PATHS)["runner_up"]["count"]), ".0f"),
     Figure(W5, 'Quoting only "${} an hour"', catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
     Figure(Q5, "expected_value = {}", calc(CHAT_LINK, "headroom_users"), "d", after='key = "capstone-peak-margin"'),
@@ -575,6 +593,19 @@ FIGURES: list[Figure] = [
     # 04: the course source's planning function, run by the calculator's link
     Figure(W4, "'rough_max_active_users': {}}`", calc(PLANNING, "max_active_users"), "d"),
     Figure(W4, "24 − 14 − 3 leaves\n{} GB for the KV cache", calc(PLANNING, "available_for_cache_gb"), ".0f"),
+    Figure(W7, "and the break-even\ntraffic for it is about {} requests a day. Read", PATHS_BREAK_EVEN, ",.0f"),
+    Figure(W7, "Saving stretches the run to 8 × (1 + 2 ÷ 30) = {} hours", lambda: float(spot_run().running_hours), ".3f"),
+    Figure(W7, "the provider interrupts it {} × 4 ÷ 24 = {} times", lambda: float(spot_run().running_hours), ".3f"),
+    Figure(W7, "the provider interrupts it {} × 4 ÷ 24 = {} times", lambda: float(spot_run().interruptions), ".3f", which=1),
+    Figure(W7, "so the run loses\n{} hours", lambda: float(spot_run().lost_hours), ".3f"),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", lambda: float(spot_run().running_hours), ".3f"),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", lambda: float(spot_run().lost_hours), ".3f", which=1),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", lambda: 1.2, ".2f", which=2),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", exercise("spot_training_cost_usd", **SPOT), ".2f", which=3),
+    Figure(W7, "on-demand A100 40GB at ${} an hour cost ${} without", catalogue("a100-40gb", "price_per_hour_usd"), ".2f"),
+    Figure(W7, "on-demand A100 40GB at ${} an hour cost ${} without", catalogue("a100-40gb", "price_per_hour_usd", 8), ".2f", which=1),
+    Figure(W7, "(one every {} minutes), save about every\n{} minutes", lambda: 24 * 60 / 4, ".0f"),
+    Figure(W7, "(one every {} minutes), save about every\n{} minutes", exercise("checkpoint_interval_minutes", checkpoint_save_minutes=2, interruptions_per_day=4), ".1f", which=1),
     # The four gaps, worked (issue 38): quantisation, the compute-bound batch, MoE, spot
     Figure(W2, "and LM head ({} billion\nparameters)", fact("quantised_weights_gb", "embedding_params_b", gpu="l4", model="llama-3.1-8b", precision="int4"), ".3f"),
     Figure(W2, "with its scales ({} bytes per weight)", fact("quantised_weights_gb", "quantised_bytes", gpu="l4", model="llama-3.1-8b", precision="int4"), ".4f"),
