@@ -14,10 +14,12 @@ from typing import Final
 
 from planner.capacity.exercises import gaps, work
 from planner.capacity.exercises.inputs import (
+    MONEY,
     VARIABLES,
     Values,
     Variable,
     checked_input,
+    money_value,
     shown_value,
 )
 from planner.capacity.results import FormulaLine
@@ -245,7 +247,11 @@ def solve_exercise(
         formulas=tuple(formulas),
         most_sensitive=sensitive,
         sensitivity=round(change, 4) if sensitive is not None else None,
-        shown={k: shown_value(v) for k, v in values.items()},
-        facts={k: shown_value(v) for k, v in facts.items() if k not in values},
+        shown={k: money_value(v) if k in MONEY else shown_value(v) for k, v in values.items()},
+        facts={
+            k: money_value(v) if k in MONEY else shown_value(v)
+            for k, v in facts.items()
+            if k not in values
+        },
         mistakes=mistakes,
     )

@@ -109,6 +109,14 @@ def checked_input(variable: Variable, raw: object) -> Any:
     return value
 
 
+# Inputs and facts in dollars: shown with cents ("1.20", not "1.2").
+MONEY: Final = frozenset({"price_per_hour", "api_input_price", "api_output_price"})
+
+
+def money_value(value: Any) -> str:
+    return f"{Decimal(value):,.2f}"
+
+
 # Words a prompt shows for a choice: the course writes LoRA, not "lora".
 CHOICE_WORDS: Final = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}
 
