@@ -671,6 +671,7 @@ def gap(one: str) -> float:
 
 
 CLAIMS: list[Claim] = [
+    (W7, "the TPUs cost more than the H100 and less than the L4", lambda: calculator(CHAT_H100)["cost_per_million_output_tokens_usd"] < min(calculator(V5E)["cost_per_million_output_tokens_usd"], calculator(V6E)["cost_per_million_output_tokens_usd"]) and max(calculator(V5E)["cost_per_million_output_tokens_usd"], calculator(V6E)["cost_per_million_output_tokens_usd"]) < calculator(L4_THREE)["cost_per_million_output_tokens_usd"]),
     (W6, "and at\nthe chat card's 8,192 tokens never", lambda: calculator(CHAT_H100)["compute_bound_batch"] is None),
     (W6, "more than one 80 GB GPU", lambda: 2 * 46.7 > 80 and not calculator("estimate=serving&gpu=h100-sxm&model=mixtral-8x7b&users=1&context_tokens=1024")["fits"]),
     (W2, "W8A8 on the L4, but weight-only W8A16 on an A10G", lambda: fact_text("l4", "fp8") == "W8A8" and fact_text("a10g", "fp8") == "W8A16"),
