@@ -234,3 +234,41 @@ def test_batch_hours_without_a_window_never_divide_by_one() -> None:
     )
     assert [f.label for f in solution.formulas] == ["Hours needed"]
     assert "24" not in solution.formulas[0].substituted
+
+
+def test_kernel_paths_follow_the_tensor_cores_each_gpu_has() -> None:
+    """vLLM's quantisation table: fp8 W8A8 on Ada and Hopper, weight-only on Ampere, none on a
+    T4 (Turing, no bf16 either); int4 is weight-only everywhere."""
+    from planner.capacity.quantisation import kernel_path
+
+    catalogue = default_catalogue()
+    assert kernel_path(catalogue.accelerator("l4"), "fp8").name == "W8A8"
+    assert kernel_path(catalogue.accelerator("a10g"), "fp8").name == "W8A16"
+    assert kernel_path(catalogue.accelerator("t4"), "fp8").name == "none"
+    assert kernel_path(catalogue.accelerator("t4"), "bf16").compute_precision == "fp16"
+    assert kernel_path(catalogue.accelerator("h100-sxm"), "int4").name == "W4A16"
+
+
+def test_spot_notice_periods_and_bad_intervals() -> None:
+    from planner.capacity.spot import NOTICE_SECONDS, spot_run
+
+    assert NOTICE_SECONDS["aws"] == 120 and NOTICE_SECONDS["gcp"] == 30
+    with pytest.raises(CapacityInputError) as err:
+        spot_run(
+            work_hours=1,
+            price_per_hour=1,
+            checkpoint_every_minutes=0,
+            checkpoint_save_minutes=1,
+            interruptions_per_day=1,
+            restart_minutes=1,
+        )
+    assert err.value.field == "checkpoint_every_minutes"
+    calm = spot_run(
+        work_hours=10,
+        price_per_hour=2,
+        checkpoint_every_minutes=30,
+        checkpoint_save_minutes=0,
+        interruptions_per_day=0,
+        restart_minutes=0,
+    )
+    assert calm.expected_cost_usd == 20
