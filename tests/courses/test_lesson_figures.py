@@ -310,7 +310,7 @@ def worker_rate() -> float:
     return float(calculator(EMBED_CPU)["items_per_s_per_worker"]) / CPU_CORES * WORKER_CORES
 
 
-PATHS_BREAK_EVEN = lambda: float(math.floor(comparison(CHAT_PATHS)["break_even_requests_per_day"]))  # noqa: E731
+PATHS_BREAK_EVEN = lambda: float(math.floor(comparison(CARD_CHAT_PATHS)["break_even_requests_per_day"]))  # noqa: E731
 KV_20 = calc(CHAT_H100, "kv_cache_per_user_bytes", 20 / 10**9)
 
 W1, W2, W3, W4, W5 = (
@@ -564,8 +564,8 @@ FIGURES: list[Figure] = [
     Figure(Q8, "expected_value = {}", calc(CARD_TRAIN, "cost_per_run_usd"), ".2f", after='key = "lora-run-cost"'),
     Figure(Q8, "times ${} \\\nan hour", catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
     # The comparison of paths
-    Figure(W7, "it recommends the managed API at ${} a day", option(CHAT_PATHS, "managed-api", "cost_usd"), ".2f"),
-    Figure(W7, "is 4 × NVIDIA T4 at ${} a day", option(CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
+    Figure(W7, "it recommends the managed API at ${} a day", option(CARD_CHAT_PATHS, "managed-api", "cost_usd"), ".2f"),
+    Figure(W7, "is 4 × NVIDIA T4 at ${} a day", option(CARD_CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
     Figure(W7, "for it is about {} requests a day", PATHS_BREAK_EVEN, ",.0f"),
     Figure(W8, "its first token comes after {} ms", option(CARD_CHAT_PATHS, "cpu-server", "time_to_first_token_ms"), ",.0f"),
     Figure(W8, "(4 × NVIDIA T4 at ${} a day)", option(CARD_CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
@@ -693,8 +693,8 @@ CLAIMS: list[Claim] = [
     (W8, "a spot T4\nis the cheapest", lambda: calc(EMBED_T4, "cost_usd")() < min(calc(EMBED_T4, "api_cost_usd")(), calc(EMBED_CPU, "cost_usd")())),
     (W8, "a whole CPU server manages more than twice that", lambda: calc(EMBED_CPU, "items_per_s_per_worker")() > 2 * calculator(EMBED_WINDOW)["required_items_per_s"]),
     (W8, "The cheapest run is not on the cheapest GPU", lambda: calculator(LORA)["cost_per_run_usd"] < calculator(QLORA_L4)["cost_per_run_usd"]),
-    (W7, "it recommends the managed API", lambda: comparison(CHAT_PATHS)["recommended"]["path"] == "managed_api"),
-    (W7, "The cheapest\nself-hosted option that meets the card is 4 × NVIDIA T4", lambda: comparison(CHAT_PATHS)["runner_up"]["accelerator"] == "t4" and comparison(CHAT_PATHS)["runner_up"]["count"] == 4),
+    (W7, "it recommends the managed API", lambda: comparison(CARD_CHAT_PATHS)["recommended"]["path"] == "managed_api"),
+    (W7, "The cheapest\nself-hosted option that meets the card is 4 × NVIDIA T4", lambda: comparison(CARD_CHAT_PATHS)["runner_up"]["accelerator"] == "t4" and comparison(CARD_CHAT_PATHS)["runner_up"]["count"] == 4),
     (W8, "a spot T4\nis the cheapest, and the comparison of paths recommends it", lambda: comparison(CARD_EMBED_PATHS)["recommended"]["accelerator"] == "t4"),
     (W8, "puts the cheapest on one NVIDIA GH200", lambda: comparison(CARD_TRAIN_PATHS)["recommended"]["accelerator"] == "gh200" and comparison(CARD_TRAIN_PATHS)["recommended"]["count"] == 1),
     (W8, "as fast as the H100 SXM", lambda: option(CARD_TRAIN_PATHS, "gh200", "hours_per_run")() == calculator(CARD_TRAIN)["hours_per_run"]),
