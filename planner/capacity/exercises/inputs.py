@@ -65,7 +65,9 @@ VARIABLES: Final[dict[str, Variable]] = {
         _whole("items", "items", 1, 10**12),
         _number("items_per_s", "items per second per worker", "0.0001", "1000000000"),
         _whole("workers", "workers", 1, 1_000_000),
-        _number("window_hours", "window (hours)", "0.01", "8760"),
+        _number(
+            "window_hours", "window (hours)", "0.0167", "8760"
+        ),  # a minute: batch.MIN_WINDOW_HOURS
         _number("retry_margin", "retry margin", "0", "10"),
         _number("price_per_hour", "price per hour (USD)", "0.01", "10000"),
         _number("work_hours", "hours of work in the run", "0.01", "100000"),
