@@ -161,7 +161,7 @@ def _speed_facts(values: Values, figures: dict[str, Any]) -> Facts:
         **_memory_facts(values, figures),
         "bandwidth_gb_s": rounded(gpu.memory_bandwidth_gb_s or 0, 1),
         "efficiency": rounded(sm.bandwidth_efficiency(gpu, weight) * 100, 0),
-        "fixed_ms": rounded(sm.DECODE_STEP_FIXED_S * 1000, 1),
+        "fixed_ms": rounded(sm.decode_step_fixed(gpu) * 1000, 1),
         "request_fixed_ms": rounded(sm.FIRST_TOKEN_FIXED_S * 1000, 0),
         "tflops": rounded(peak or 0, 0),
         "mfu": rounded(sm.achieved_mfu(gpu, compute) * 100, 0),
