@@ -310,7 +310,9 @@ def worker_rate() -> float:
     return float(calculator(EMBED_CPU)["items_per_s_per_worker"]) / CPU_CORES * WORKER_CORES
 
 
-PATHS_BREAK_EVEN = lambda: float(math.floor(comparison(CARD_CHAT_PATHS)["break_even_requests_per_day"]))  # noqa: E731
+PATHS_BREAK_EVEN = lambda: float(
+    math.floor(comparison(CARD_CHAT_PATHS)["break_even_requests_per_day"])
+)  # noqa: E731
 KV_20 = calc(CHAT_H100, "kv_cache_per_user_bytes", 20 / 10**9)
 
 W1, W2, W3, W4, W5 = (
