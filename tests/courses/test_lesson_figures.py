@@ -608,10 +608,6 @@ FIGURES: list[Figure] = [
     Figure(W7, "on-demand A100 40GB at ${} an hour cost ${} without", catalogue("a100-40gb", "price_per_hour_usd", 8), ".2f", which=1),
     Figure(W7, "(one every {} minutes), save about every\n{} minutes", lambda: 24 * 60 / 4, ".0f"),
     Figure(W7, "(one every {} minutes), save about every\n{} minutes", exercise("checkpoint_interval_minutes", checkpoint_save_minutes=2, interruptions_per_day=4), ".1f", which=1),
-    Figure(W5, "it finds room for {} users\non an L4 and {} on the H100 where the plan's link finds {} and {}", option(CHAT_PATHS, "l4", "max_active_users"), "d"),
-    Figure(W5, "it finds room for {} users\non an L4 and {} on the H100 where the plan's link finds {} and {}", option(CHAT_PATHS, "h100-sxm", "max_active_users"), "d", which=1),
-    Figure(W5, "it finds room for {} users\non an L4 and {} on the H100 where the plan's link finds {} and {}", calc(CHAT_L4, "max_active_users"), "d", which=2),
-    Figure(W5, "it finds room for {} users\non an L4 and {} on the H100 where the plan's link finds {} and {}", calc(CHAT_LINK, "max_active_users"), "d", which=3),
     # The four gaps, worked (issue 38): quantisation, the compute-bound batch, MoE, spot
     Figure(W2, "and LM head ({} billion\nparameters)", fact("quantised_weights_gb", "embedding_params_b", gpu="l4", model="llama-3.1-8b", precision="int4"), ".3f"),
     Figure(W2, "with its scales ({} bytes per weight)", fact("quantised_weights_gb", "quantised_bytes", gpu="l4", model="llama-3.1-8b", precision="int4"), ".4f"),
