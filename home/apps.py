@@ -24,7 +24,8 @@ def exercise_solve(
         steps=tuple(Step(f.label, f.formula, f.substituted) for f in solution.formulas),
         most_sensitive=VARIABLES[sensitive].words if sensitive else None,
         sensitivity=solution.sensitivity,
-        shown=solution.shown,
+        shown={**solution.facts, **solution.shown},  # the prompt shows facts and inputs
+        mistakes=solution.mistakes,
     )
 
 

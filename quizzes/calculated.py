@@ -41,6 +41,8 @@ class WorkedSolution:
     most_sensitive: str | None = None
     sensitivity: float | None = None
     shown: dict[str, str] = field(default_factory=dict)
+    # The answer each known mistake gives with these numbers, by the mistake's name.
+    mistakes: dict[str, float] = field(default_factory=dict)
 
     @property
     def answer_text(self) -> str:

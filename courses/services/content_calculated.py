@@ -12,7 +12,7 @@ from core.ranges import CONTENT_FIGURE
 from courses.services.content_specs import CalculatedSpec, Path_, calculated_checks
 from courses.services.content_toml import TomlTable, _dotted, toml_bounded
 
-CALCULATED_KEYS = {"exercise", "variables", "relative_tolerance", "answer_range"}
+CALCULATED_KEYS = {"exercise", "variables", "relative_tolerance", "answer_range", "hand"}
 _NUMERIC_ONLY_KEYS = ("expected_value", "tolerance", "model_answer")
 _NAME_RE = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -106,11 +106,9 @@ def _answer_range(table: TomlTable) -> tuple[float, float]:
 
 
 def _placeholders_match(table: TomlTable, prompt: str, variables: dict[str, Any]) -> None:
+    """Every variable appears in the prompt. A placeholder that is not a variable is one of the
+    exercise's facts ({weights_gb}); the draws check that the exercise gives it."""
     named = set(_PLACEHOLDER_RE.findall(prompt))
-    for name in sorted(named - set(variables)):
-        raise table.doc.error(
-            (*table.path, "prompt"), f"the prompt names {{{name}}}, which is not a variable"
-        )
     for name in sorted(set(variables) - named):
         raise table.doc.error(
             (*table.path, "variables", name),
@@ -133,11 +131,14 @@ def calculated_load(table: TomlTable, kind: str) -> CalculatedSpec | None:
         raise table._wrong("exercise", "an exercise name (lower-case letters, digits and _)")
     variables = _variables(table)
     _placeholders_match(table, table.text("prompt"), variables)
+    hand = table.text("hand", max_length=600) if "hand" in table.data else ""
     spec = CalculatedSpec(
         exercise=exercise,
         variables=variables,
         relative_tolerance=table.number("relative_tolerance", low=0, high=1),
         answer_range=_answer_range(table),
+        prompt=table.text("prompt"),
+        hand=hand,
     )
     for check in calculated_checks():
         fault = check(spec)
@@ -145,7 +146,9 @@ def calculated_load(table: TomlTable, kind: str) -> CalculatedSpec | None:
             key, reason = fault
             if key in variables:
                 path: Path_ = (*table.path, "variables", key)
+            elif key in {"answer_range", "hand", "prompt"}:
+                path = (*table.path, key)
             else:
-                path = (*table.path, "answer_range" if key == "answer_range" else "exercise")
+                path = (*table.path, "exercise")
             raise table.doc.error(path, reason)
     return spec

@@ -48,6 +48,10 @@ class CalculatedSpec:
     variables: dict[str, Any]
     relative_tolerance: float
     answer_range: tuple[float, float]
+    # The prompt (its `{fact}` placeholders are filled by the exercise) and the hand formula:
+    # what a learner computes from the prompt's numbers, checked against every draw's answer.
+    prompt: str = ""
+    hand: str = ""
 
 
 # What a calculated template must also pass beyond its shape: each check returns None, or the

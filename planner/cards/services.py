@@ -64,26 +64,35 @@ def workload_card_delete(*, card: WorkloadCard) -> None:
     card.delete()
 
 
-# The source's three cards ("Create one card per workload"), as parsed calculator inputs. The
-# chat card's slug predates its 8B model; saved links and demo data know it by that slug.
+# The source's three cards ("Create one card per workload"), as parsed calculator inputs: the
+# workloads lesson 8 ("Three cards, sized") sizes, so every figure it cites is what these cards,
+# their calculator links and their "Compare paths" links show (tests/courses/test_lesson_eight_links.py).
+# The chat card's slug predates its 8B model; saved links and demo data know it by that slug.
 EXAMPLE_CARDS: list[dict[str, Any]] = [
     {
         "slug": "live-chat-7b",
         "name": "Live chat on an 8B model",
         "latency_target_ms": 2000,
-        "notes": "7-8B instruct model at bf16, first token under two seconds, context 8k, 20 "
-        "concurrent users, streaming required. GPU memory and KV cache are the limit.",
+        "notes": "7-8B instruct model at bf16 (KV cache bf16), first token under two seconds, "
+        "context 8k, 20 concurrent users, streaming required; 2,000-token prompts and "
+        "300-token answers, 1,000 requests a day. GPU memory and KV cache are the limit.",
         "kind": "serving",
         "data": {
-            "gpu": "l40s",
+            "gpu": "h100-sxm",
             "model": "llama-3.1-8b",
             "weight_precision": "bf16",
             "kv_precision": "bf16",
-            "context_tokens": 8192,
             "users": 20,
+            "context_tokens": 8192,
+            "prompt_tokens": 2000,
+            "output_tokens": 300,
             "ttft_target_ms": 2000,
-            "prompt_tokens": 4096,  # half the 8k window: a conversation's history grows
-            "output_tokens": 256,
+            # vLLM started as the comparison's deploy command starts it: --max-num-seqs at the
+            # peak, so the calculator and the comparison count the same users.
+            "max_num_seqs": 20,
+            # Traffic for the comparison of paths (the calculator ignores it).
+            "requests_per_day": 1000,
+            "peak_concurrency": 20,
         },
     },
     {
@@ -91,15 +100,15 @@ EXAMPLE_CARDS: list[dict[str, Any]] = [
         "name": "Nightly embedding of 50,000 chunks",
         "latency_target_ms": None,
         "notes": "Can finish in two hours; batching matters more than first-token latency; retryable "
-        "on cheaper capacity. ~512 tokens a chunk through a 335M BERT-class encoder; the rate per "
+        "on cheaper capacity. 400 tokens a chunk through BGE large (335M parameters); the rate per "
         "worker comes from the hardware until you measure one.",
         "kind": "batch",
         "data": {
             "items": 50000,
             "window_hours": Decimal("2"),
-            "gpu": "cpu-server",
+            "gpu": "t4",
             "model": "bge-large-en-v1.5",
-            "tokens_per_item": 512,
+            "tokens_per_item": 400,
             "output_tokens_per_item": 0,
             "retry_margin": Decimal("0.2"),
         },
@@ -108,16 +117,17 @@ EXAMPLE_CARDS: list[dict[str, Any]] = [
         "slug": "occasional-fine-tuning",
         "name": "Occasional fine-tuning",
         "latency_target_ms": None,
-        "notes": "Occasional, checkpointed, can use rented accelerators and stop when metrics plateau.",
+        "notes": "Occasional, checkpointed, can use rented accelerators and stop when metrics "
+        "plateau. LoRA (rank 16) on Llama 3.1 8B, 4 sequences of 2,048 tokens a step, 1,000 steps.",
         "kind": "training",
         "data": {
-            "model": "mistral-7b",
+            "model": "llama-3.1-8b",
             "method": "lora",
             "lora_rank": 16,
-            "batch_size": 8,
+            "batch_size": 4,
             "seq_len": 2048,
             "checkpointing": True,
-            "gpu": "a100-80gb",
+            "gpu": "h100-sxm",
             "steps": 1000,
         },
     },

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from courses.models import Course
-from quizzes.calculated import relative_error, within_tolerance
+from quizzes.calculated import TemplateInputError, problem_for, relative_error, within_tolerance
 from quizzes.models import QuizItem, ReviewLog
 
 GIB_PER_GB = 2**30 / 10**9  # 1.073741824: a figure in GiB read as GB, or the reverse
@@ -49,27 +49,49 @@ def known_mistake(*, answer: float, expected: float) -> str | None:
     return None
 
 
-def _template_stats(
-    item: QuizItem, logs: list[tuple[int, float | None, float | None]]
-) -> TemplateStats:
+Log = tuple[int, float | None, float | None, int, dict[str, object]]
+
+
+def drawn_mistake(
+    *, item: QuizItem, answer: float, expected: float, learner_id: int, review: int
+) -> str | None:
+    """The known mistake of this exercise (the CUDA context left out, full fine-tuning priced for
+    LoRA) that turns the learner's own draw into `answer`; None when the draw cannot be redrawn
+    (it is not the one graded) or no mistake matches."""
+    try:
+        problem = problem_for(item, learner_id=learner_id, review=review)
+    except (TemplateInputError, KeyError):
+        return None
+    if not within_tolerance(problem.solution.answer, expected, 1e-6):
+        return None
+    for name, value in problem.solution.mistakes.items():
+        if value and abs(answer / value - 1) <= MISTAKE_MATCH:
+            return name
+    return None
+
+
+def _template_stats(item: QuizItem, logs: list[Log]) -> TemplateStats:
     errors: list[float] = []
     mistakes: dict[str, int] = {}
     wrong = 0
     tolerance = item.calculation.get("relative_tolerance", 0.0)
-    for _rating, answer, expected in logs:
+    for _rating, answer, expected, learner_id, before in logs:
         if answer is None or expected is None:
             continue
         errors.append(relative_error(answer, expected))
         if not within_tolerance(answer, expected, tolerance):
             wrong += 1
-            name = known_mistake(answer=answer, expected=expected)
+            review = int(str(before.get("reps", 0))) if isinstance(before, dict) else 0
+            name = drawn_mistake(
+                item=item, answer=answer, expected=expected, learner_id=learner_id, review=review
+            ) or known_mistake(answer=answer, expected=expected)
             if name is not None:
                 mistakes[name] = mistakes.get(name, 0) + 1
     top = max(mistakes.items(), key=lambda kv: (kv[1], kv[0]), default=None)
     return TemplateStats(
         item=item,
         reviews=len(logs),
-        again=sum(1 for rating, _a, _e in logs if rating == ReviewLog.Rating.AGAIN),
+        again=sum(1 for log in logs if log[0] == ReviewLog.Rating.AGAIN),
         answered=len(errors),
         wrong=wrong,
         median_relative_error=statistics.median(errors) if errors else None,
@@ -86,10 +108,10 @@ def calculated_stats_for(*, course: Course) -> list[TemplateStats]:
         .select_related("lesson")
         .order_by("lesson__module__position", "lesson__position", "position", "id")
     )
-    logs: dict[int, list[tuple[int, float | None, float | None]]] = {i.pk: [] for i in items}
+    logs: dict[int, list[Log]] = {i.pk: [] for i in items}
     rows = ReviewLog.objects.filter(item_id__in=list(logs), undo__isnull=True).values_list(
-        "item_id", "rating", "answer_value", "expected_value"
+        "item_id", "rating", "answer_value", "expected_value", "learner_id", "state_before"
     )
-    for item_id, rating, answer, expected in rows:
-        logs[item_id].append((rating, answer, expected))
+    for item_id, rating, answer, expected, learner_id, before in rows:
+        logs[item_id].append((rating, answer, expected, learner_id, before))
     return [_template_stats(item, logs[item.pk]) for item in items]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import os
 import re
 import sys
@@ -70,18 +71,44 @@ def comparison(link: str) -> dict[str, Any]:
     return figures
 
 
-def option(link: str, accelerator: str, key: str, count: int = 1) -> Callable[[], float]:
-    def value() -> float:
-        for row in comparison(link)["options"]:
-            if row["accelerator"] == accelerator and row["count"] == count:
-                return float(row[key] if key in row else row["figures"][key])
-        raise AssertionError(f"no {count} x {accelerator} in {link}")
+@dataclass(frozen=True)
+class Option:
+    """A figure of one option in a comparison link's table; `query` names the page it is on."""
 
-    return value
+    link: str
+    accelerator: str
+    key: str
+    count: int = 1
+
+    @property
+    def query(self) -> str:
+        return self.link.split("?", 1)[1]
+
+    def __call__(self) -> float:
+        for row in comparison(self.link)["options"]:
+            if row["accelerator"] == self.accelerator and row["count"] == self.count:
+                return float(row[self.key] if self.key in row else row["figures"][self.key])
+        raise AssertionError(f"no {self.count} x {self.accelerator} in {self.link}")
 
 
-def calc(query: str, key: str, times: float = 1) -> Callable[[], float]:
-    return lambda: float(calculator(query)[key]) * times
+@dataclass(frozen=True)
+class Calc:
+    """A figure of the calculator's estimate for `query`, the page a lesson's link opens."""
+
+    query: str
+    key: str
+    times: float = 1
+
+    def __call__(self) -> float:
+        return float(calculator(self.query)[self.key]) * self.times
+
+
+def option(link: str, accelerator: str, key: str, count: int = 1) -> Option:
+    return Option(link, accelerator, key, count)
+
+
+def calc(query: str, key: str, times: float = 1) -> Calc:
+    return Calc(query, key, times)
 
 
 def ratio(first: Callable[[], float], second: Callable[[], float]) -> Callable[[], float]:
@@ -120,6 +147,67 @@ def speed_constant(
 
 # The nightly embedding card: 50,000 chunks of 400 tokens through the catalogue's BGE large encoder.
 CHUNKS, CHUNK_TOKENS, ENCODER = 50_000, 400, "bge-large-en-v1.5"
+
+
+def attention_share(prompt: int, model: str = "llama-3.1-8b") -> Callable[[], float]:
+    """Attention's prefill FLOPs over a prompt, as a percentage of 2 x parameters a token."""
+
+    def value() -> float:
+        from planner.capacity import default_catalogue, speed_model
+
+        spec = default_catalogue().model(model)
+        pair = speed_model.attention_flops_per_pair(spec, 1)
+        return float(prompt / 2 * pair / (2 * spec.params_b * 10**9) * 100)
+
+    return value
+
+
+def mig_sms(gpu: str, profile: str) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import default_catalogue
+
+        acc = default_catalogue().accelerator(gpu)
+        if profile == "all":
+            return float(acc.sms or 0)
+        return float(next(p.sms for p in acc.mig_profiles if p.name == profile) or 0)
+
+    return value
+
+
+def model_figure(model: str, field: str, times: float = 1) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity import default_catalogue
+
+        return float(getattr(default_catalogue().model(model), field)) * times
+
+    return value
+
+
+def fact(name: str, key: str, **variables: object) -> Callable[[], float]:
+    def value() -> float:
+        from planner.capacity.exercises import solve_exercise
+
+        return float(solve_exercise(name, variables).facts[key].replace(",", ""))
+
+    return value
+
+
+# Lesson 7's worked spot run: 8 hours of work at $1.20 an hour, a 2-minute save every 30 minutes,
+# 4 interruptions a day, 10 minutes to restart.
+SPOT = {
+    "work_hours": 8,
+    "price_per_hour": 1.2,
+    "checkpoint_every_minutes": 30,
+    "checkpoint_save_minutes": 2,
+    "interruptions_per_day": 4,
+    "restart_minutes": 10,
+}
+
+
+def spot_run() -> Any:
+    from planner.capacity.spot import spot_run as run
+
+    return run(**{k: v for k, v in SPOT.items()})  # type: ignore[arg-type]
 
 
 def training_mfu() -> float:
@@ -190,7 +278,41 @@ TRAIN_PATHS = (
     "/planner/paths/?estimate=training&model=llama-3.1-8b&method=lora&batch_size=4&seq_len=2048"
     "&checkpointing=true&steps=1000"
 )
-PATHS_BREAK_EVEN = lambda: float(comparison(CHAT_PATHS)["break_even_requests_per_day"])  # noqa: E731
+# Lesson 8's three cards: the site's example cards (planner.cards.services.EXAMPLE_CARDS), each
+# link as the cards page opens it (tests/courses/test_lesson_eight_links.py compares them).
+CARD_CHAT = (
+    "estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&weight_precision=bf16&kv_precision=bf16"
+    "&users=20&context_tokens=8192&prompt_tokens=2000&output_tokens=300&ttft_target_ms=2000"
+    "&max_num_seqs=20&requests_per_day=1000&peak_concurrency=20"
+)
+CARD_L4 = CARD_CHAT.replace("gpu=h100-sxm", "gpu=l4")
+CARD_L4_FP8 = CARD_L4.replace(
+    "weight_precision=bf16&kv_precision=bf16", "weight_precision=fp8&kv_precision=fp8"
+)
+CARD_EMBED = (
+    "estimate=batch&items=50000&window_hours=2&gpu=t4&model=bge-large-en-v1.5"
+    "&tokens_per_item=400&output_tokens_per_item=0&retry_margin=0.2"
+)
+CARD_TRAIN = (
+    "estimate=training&model=llama-3.1-8b&method=lora&lora_rank=16&batch_size=4&seq_len=2048"
+    "&checkpointing=true&gpu=h100-sxm&steps=1000"
+)
+CARD_CHAT_PATHS, CARD_EMBED_PATHS, CARD_TRAIN_PATHS = (
+    f"/planner/paths/?{q}" for q in (CARD_CHAT, CARD_EMBED, CARD_TRAIN)
+)
+# Full fine-tuning of the same job: four GPUs at one sequence each train on LoRA's 4 a step.
+FULL_SAME = f"{TRAIN}&method=full&gpu=h100-sxm&gpus=4".replace("batch_size=4", "batch_size=1")
+# The catalogue's CPU server is one 96-core EPYC socket (speed_model.CPU_DENSE_BF16_TFLOPS).
+CPU_CORES, WORKER_CORES = 96, 8
+
+
+def worker_rate() -> float:
+    return float(calculator(EMBED_CPU)["items_per_s_per_worker"]) / CPU_CORES * WORKER_CORES
+
+
+PATHS_BREAK_EVEN = lambda: float(
+    math.floor(comparison(CARD_CHAT_PATHS)["break_even_requests_per_day"])
+)  # noqa: E731
 KV_20 = calc(CHAT_H100, "kv_cache_per_user_bytes", 20 / 10**9)
 
 W1, W2, W3, W4, W5 = (
@@ -251,9 +373,9 @@ FIGURES: list[Figure] = [
     Figure(W3, "the slice keeps {} GB for the KV cache: {} users at {} GB each", calc(SLICE, "available_for_cache_gb"), ".2f"),
     Figure(W3, "the slice keeps {} GB for the KV cache: {} users at {} GB each", calc(SLICE, "max_active_users"), "d", which=1),
     Figure(W3, "the slice keeps {} GB for the KV cache: {} users at {} GB each", calc(SLICE, "kv_cache_per_user_gb"), ".2f", which=2),
-    Figure(W3, "weights ({} GB) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "weights_gb"), ".2f"),
-    Figure(W3, "weights ({} GB) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "available_for_cache_gb"), ".2f", which=1),
-    Figure(W3, "weights ({} GB) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "max_active_users"), "d", which=2),
+    Figure(W3, "weights ({} GB; the KV cache stays bf16) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "weights_gb"), ".2f"),
+    Figure(W3, "weights ({} GB; the KV cache stays bf16) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "available_for_cache_gb"), ".2f", which=1),
+    Figure(W3, "weights ({} GB; the KV cache stays bf16) it keeps {} GB, room for {} users", calc(SLICE + "&weight_precision=fp8", "max_active_users"), "d", which=2),
     Figure(W3, "slice holds {} users at\nbf16", calc(SLICE_3G, "max_active_users"), "d"),
     Figure(Q3, "expected_value = {}", calc(SLICE, "max_active_users"), "d", after='key = "mig-slice-users-bf16"'),
     Figure(Q3, "hold the {} GB of weights and the engine's overhead, leaving \\\n{} GB: {} users at {} GB each", calc(SLICE, "weights_gb"), ".2f"),
@@ -283,7 +405,7 @@ FIGURES: list[Figure] = [
     Figure(W5, "managed API costs ${} a day", calc(API_DAY, "api_cost_usd"), ".2f"),
     Figure(W5, "the H100 costs ${} a day", H100_DAY, ".0f"),
     Figure(W5, "Break-even is about {}\n> requests a day", BREAK_EVEN, ",.0f"),
-    Figure(W5, "busy about {} % of the day", lambda: 1000 * 300 / (calculator(CHAT_LINK)["aggregate_tokens_per_s"] * 86400) * 100, ".2f"),
+    Figure(W5, "busy about {} % of the day", lambda: (1000 * 300 / calculator(CHAT_LINK)["aggregate_tokens_per_s"] + 1000 * calculator(CHAT_LINK)["time_to_first_token_ms"] / 1000) / 86400 * 100, ".2f"),
     Figure(W5, "meets the card ({} × NVIDIA T4)", lambda: float(comparison(CHAT_PATHS)["runner_up"]["count"]), ".0f"),
     Figure(W5, 'Quoting only "${} an hour"', catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
     Figure(Q5, "expected_value = {}", calc(CHAT_LINK, "headroom_users"), "d", after='key = "capstone-peak-margin"'),
@@ -323,7 +445,7 @@ FIGURES: list[Figure] = [
     Figure(W6, "reaches {} % of\nthe dense 16-bit peak", speed_constant("ACHIEVED_MFU", ("gpu", "16-bit"), 100), ".0f"),
     Figure(W6, "charges {} ms of fixed cost per\nrequest", speed_constant("FIRST_TOKEN_FIXED_S", None, 1000), ".0f"),
     Figure(W6, "TFLOPS): {} ms to the first token", calc(ONE_L4 + PROMPT, "time_to_first_token_ms"), ",.1f"),
-    Figure(W6, "- A10G (70 TFLOPS): {} ms;", calc(ONE_A10G + PROMPT, "time_to_first_token_ms"), ",.1f"),
+    Figure(W6, "publishes no A10G datasheet, and AWS lists none): {} ms;", calc(ONE_A10G + PROMPT, "time_to_first_token_ms"), ",.1f"),
     Figure(W6, "- H100 SXM (989 TFLOPS): {} ms.", calc(ONE_H100 + PROMPT, "time_to_first_token_ms"), ",.1f"),
     Figure(W6, "comes after {} ms on an L4, {} ms on an A10G and {} ms on an\nH100", calc(CHAT_L4 + BURST, "time_to_first_token_ms"), ",.1f"),
     Figure(W6, "comes after {} ms on an L4, {} ms on an A10G and {} ms on an\nH100", calc(CHAT_A10G + BURST, "time_to_first_token_ms"), ",.1f", which=1),
@@ -380,18 +502,17 @@ FIGURES: list[Figure] = [
     Figure(W8, "context holds {} GB of KV cache\n({} bytes per token", calc(CHAT_LINK, "kv_cache_per_user_gb"), ".2f"),
     Figure(W8, "context holds {} GB of KV cache\n({} bytes per token", calc(CHAT_LINK, "kv_bytes_per_token"), ",d", which=1),
     Figure(W8, "20 users\nneed {} GB of cache", KV_20, ".2f"),
-    Figure(W8, "keeps {} GB for the cache: room for {} users, not 20", calc(CHAT_L4, "available_for_cache_gb"), ".2f"),
-    Figure(W8, "keeps {} GB for the cache: room for {} users, not 20", calc(CHAT_L4, "max_active_users"), "d", which=1),
-    Figure(W8, "fp8 KV cache keeps {} GB: {} users", calc(L4_FP8, "available_for_cache_gb"), ".2f"),
-    Figure(W8, "fp8 KV cache keeps {} GB: {} users", calc(L4_FP8, "max_active_users"), "d", which=1),
-    Figure(W8, "**H100 SXM** keeps {} GB: room for {} users", calc(CHAT_LINK, "available_for_cache_gb"), ".2f"),
-    Figure(W8, "**H100 SXM** keeps {} GB: room for {} users", calc(CHAT_LINK, "max_active_users"), "d", which=1),
-    Figure(W8, "first token in {} ms, far inside", calc(CHAT_LINK, "time_to_first_token_ms"), ",.1f"),
-    Figure(W8, "waits {} ms for the last one", calc(CHAT_H100 + BURST, "time_to_first_token_ms"), ",.1f"),
-    Figure(W8, "contexts full decode at {} tokens/s each by the\ncalculator's prediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s"), ".2f"),
-    Figure(W8, "the link predicts {}. Either", calc(CHAT_LINK, "decode_tokens_per_s"), ".2f"),
-    Figure(W8, "contexts full decode at {} tokens/s each by the\ncalculator's prediction ({} on the roofline)", calc(CHAT_H100, "decode_tokens_per_s_upper_bound"), ".2f", which=1),
-    Figure(W8, "H100 costs ${} per million output tokens", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f"),
+    Figure(W8, "keeps {} GB for the cache: room for {} users, not 20", calc(CARD_L4, "available_for_cache_gb"), ".2f"),
+    Figure(W8, "keeps {} GB for the cache: room for {} users, not 20", calc(CARD_L4, "max_active_users"), "d", which=1),
+    Figure(W8, "fp8 KV cache keeps {} GB: {} users", calc(CARD_L4_FP8, "available_for_cache_gb"), ".2f"),
+    Figure(W8, "fp8 KV cache keeps {} GB: {} users", calc(CARD_L4_FP8, "max_active_users"), "d", which=1),
+    Figure(W8, "**H100 SXM** keeps {} GB: room for {} users", calc(CARD_CHAT, "available_for_cache_gb"), ".2f"),
+    Figure(W8, "**H100 SXM** keeps {} GB: room for {} users", calc(CARD_CHAT, "max_active_users"), "d", which=1),
+    Figure(W8, "(Lesson 2 counted {} users on the L4", calc(CHAT_L4, "max_active_users"), "d"),
+    Figure(W8, "first token in {} ms, far inside", calc(CARD_CHAT, "time_to_first_token_ms"), ",.1f"),
+    Figure(W8, "waits {} ms for the last one", calc(CARD_CHAT + "&burst_arrivals=20", "time_to_first_token_ms"), ",.1f"),
+    Figure(W8, "the calculator predicts {} tokens/s per stream at 20 streams", calc(CARD_CHAT, "decode_tokens_per_s"), ".2f"),
+    Figure(W8, "H100 costs ${} per million output tokens", calc(CARD_CHAT, "cost_per_million_output_tokens_usd"), ".2f"),
     Figure(W8, "still costs\n${} a day", H100_DAY, ".0f"),
     Figure(W8, "managed API's bill is ${}", calc(API_DAY, "api_cost_usd"), ".2f"),
     Figure(W8, "previous lesson: {} requests a day", BREAK_EVEN, ",.0f"),
@@ -399,10 +520,14 @@ FIGURES: list[Figure] = [
     Figure(W8, "about {} × 10¹⁶ FLOPs: {} PFLOP", lambda: encoder_flops() / 10**15, ".1f", which=1),
     Figure(W8, "the job is {} items of work", calc(EMBED_WINDOW, "work_items"), ",d"),
     Figure(W8, "window asks for\n{} chunks per second", calc(EMBED_WINDOW, "required_items_per_s"), ".4f"),
-    Figure(W8, "embeds about {} chunks per second: one T4", calc(EMBED_T4, "items_per_s_per_worker"), ".1f"),
+    Figure(W8, "embeds about {} chunks per second, an assumption: {} % of", calc(CARD_EMBED, "items_per_s_per_worker"), ".1f"),
+    Figure(W8, "embeds about {} chunks per second, an assumption: {} % of", speed_constant("ACHIEVED_MFU", ("gpu", "16-bit"), 100), ".0f", which=1),
+    Figure(W8, "a whole socket: {} chunks per second per core", lambda: float(calculator(EMBED_CPU)["items_per_s_per_worker"]) / CPU_CORES, ".3f"),
+    Figure(W8, "manages about {} chunks per second and needs about {} hours", worker_rate, ".2f"),
+    Figure(W8, "manages about {} chunks per second and needs about {} hours", lambda: calculator(EMBED_WINDOW)["work_items"] / worker_rate() / 3600, ".1f", which=1),
     Figure(W8, "work in {} hours, a few minutes", calc(EMBED_T4, "hours_needed"), ".4f"),
-    Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at {} %", speed_constant("CPU_DENSE_BF16_TFLOPS"), ".1f"),
-    Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at {} %", speed_constant("ACHIEVED_MFU", ("cpu", "16-bit"), 100), ".0f", which=1),
+    Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at an assumed {} %", speed_constant("CPU_DENSE_BF16_TFLOPS"), ".1f"),
+    Figure(W8, "counts {} TFLOPS of AVX-512 BF16 at an assumed {} %", speed_constant("ACHIEVED_MFU", ("cpu", "16-bit"), 100), ".0f", which=1),
     Figure(W8, "embeds about {} chunks per second: it needs {} hours", calc(EMBED_CPU, "items_per_s_per_worker"), ".1f"),
     Figure(W8, "embeds about {} chunks per second: it needs {} hours", calc(EMBED_CPU, "hours_needed"), ".2f", which=1),
     Figure(W8, "On a T4 at ${} an hour that is ${} a night; on the CPU server at ${} an hour,\n${}.", catalogue("t4", "price_per_hour_usd"), ".2f"),
@@ -415,45 +540,46 @@ FIGURES: list[Figure] = [
     Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "gradients_gb"), ".2f", which=1),
     Figure(W8, "{} GB of weights,\n  {} GB of gradients and {} GB of optimizer state", calc(FULL, "optimizer_state_gb"), ".2f", which=2),
     Figure(W8, "plus activations: {} GB", calc(FULL, "total_gb"), ".2f"),
-    Figure(W8, "each GPU needs {} GB", calc(FULL_4, "total_gb"), ".2f"),
-    Figure(W8, "beside them: {}\n  trainable parameters", calc(LORA, "trainable_params"), ",d"),
-    Figure(W8, "The total is\n  {} GB: one H100", calc(LORA, "total_gb"), ".2f"),
+    Figure(W8, "each GPU needs {} GB", calc(FULL_SAME, "total_gb"), ".2f"),
+    Figure(W8, "beside them: {}\n  trainable parameters", calc(CARD_TRAIN, "trainable_params"), ",d"),
+    Figure(W8, "The total is\n  {} GB: one H100", calc(CARD_TRAIN, "total_gb"), ".2f"),
     Figure(W8, "in 4 bits: {} GB of weights, {} GB in all", calc(QLORA, "weights_gb"), ".2f"),
     Figure(W8, "in 4 bits: {} GB of weights, {} GB in all", calc(QLORA, "total_gb"), ".2f", which=1),
     Figure(W8, "the run needs\n  {} GB: it fits", calc(QLORA_L4, "total_gb"), ".2f"),
-    Figure(W8, "runs the 1,000 steps in\n{} hours for ${}", calc(LORA, "hours_per_run"), ".3f"),
-    Figure(W8, "runs the 1,000 steps in\n{} hours for ${}", calc(LORA, "cost_per_run_usd"), ".2f", which=1),
-    Figure(W8, "four H100s takes {} hours for ${}", calc(FULL_4, "hours_per_run"), ".2f"),
-    Figure(W8, "four H100s takes {} hours for ${}", calc(FULL_4, "cost_per_run_usd"), ".2f", which=1),
+    Figure(W8, "runs the 1,000 steps in\n{} hours for ${}", calc(CARD_TRAIN, "hours_per_run"), ".3f"),
+    Figure(W8, "runs the 1,000 steps in\n{} hours for ${}", calc(CARD_TRAIN, "cost_per_run_usd"), ".2f", which=1),
+    Figure(W8, "step still trains on 4 sequences) takes {} hours for ${}: about {} times", calc(FULL_SAME, "hours_per_run"), ".3f"),
+    Figure(W8, "step still trains on 4 sequences) takes {} hours for ${}: about {} times", calc(FULL_SAME, "cost_per_run_usd"), ".2f", which=1),
+    Figure(W8, "step still trains on 4 sequences) takes {} hours for ${}: about {} times", ratio(calc(FULL_SAME, "cost_per_run_usd"), calc(CARD_TRAIN, "cost_per_run_usd")), ".2f", which=2),
     Figure(W8, "L4 takes {} hours for ${}", calc(QLORA_L4, "hours_per_run"), ".3f"),
     Figure(W8, "L4 takes {} hours for ${}", calc(QLORA_L4, "cost_per_run_usd"), ".2f", which=1),
     Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_LINK, "weights_gb"), ".2f"),
     Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_LINK, "kv_cache_per_user_gb"), ".2f", which=1),
     Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_LINK, "time_to_first_token_ms"), ",.1f", which=2),
-    Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CHAT_H100, "decode_tokens_per_s"), ".2f", which=3),
+    Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(CARD_CHAT, "decode_tokens_per_s"), ".2f", which=3),
     Figure(W8, "| {} GB weights + {} GB per user | {} ms to the first token, {} tokens/s per stream (H100) | ${} a day", calc(API_DAY, "api_cost_usd"), ".2f", which=4),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_CPU, "hours_needed"), ".2f"),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "hours_needed"), ".4f", which=1),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_CPU, "cost_usd"), ".2f", which=2),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "cost_usd"), ".2f", which=3),
-    Figure(W8, "| {} h on a CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "api_cost_usd"), ".2f", which=4),
-    Figure(Q8, "expected_value = {}", calc(LORA, "cost_per_run_usd"), ".2f", after='key = "lora-run-cost"'),
+    Figure(W8, "| {} h on a whole CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_CPU, "hours_needed"), ".2f"),
+    Figure(W8, "| {} h on a whole CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "hours_needed"), ".4f", which=1),
+    Figure(W8, "| {} h on a whole CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_CPU, "cost_usd"), ".2f", which=2),
+    Figure(W8, "| {} h on a whole CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "cost_usd"), ".2f", which=3),
+    Figure(W8, "| {} h on a whole CPU server, {} h on one T4 | ${} on the CPU, ${} on a T4, ${} on the API |", calc(EMBED_T4, "api_cost_usd"), ".2f", which=4),
+    Figure(Q8, "expected_value = {}", calc(CARD_TRAIN, "cost_per_run_usd"), ".2f", after='key = "lora-run-cost"'),
     Figure(Q8, "times ${} \\\nan hour", catalogue("h100-sxm", "price_per_hour_usd"), ".2f"),
     # The comparison of paths
-    Figure(W7, "it recommends the managed API at ${} a day", option(CHAT_PATHS, "managed-api", "cost_usd"), ".2f"),
-    Figure(W7, "is 4 × NVIDIA T4 at ${} a day", option(CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
+    Figure(W7, "it recommends the managed API at ${} a day", option(CARD_CHAT_PATHS, "managed-api", "cost_usd"), ".2f"),
+    Figure(W7, "is 4 × NVIDIA T4 at ${} a day", option(CARD_CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
     Figure(W7, "for it is about {} requests a day", PATHS_BREAK_EVEN, ",.0f"),
-    Figure(W8, "its first token comes after {} ms", option(CHAT_PATHS, "cpu-server", "time_to_first_token_ms"), ",.0f"),
-    Figure(W8, "(4 × NVIDIA T4 at ${} a day", option(CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
-    Figure(W8, "and {} for the cheapest self-hosted path", PATHS_BREAK_EVEN, ",.0f"),
-    Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(EMBED_PATHS, "t4", "cost_usd"), ".2f"),
-    Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(EMBED_PATHS, "cpu-server", "cost_usd"), ".2f", which=1),
-    Figure(W8, "costs about {} times as much as LoRA", ratio(calc(FULL_4, "cost_per_run_usd"), calc(LORA, "cost_per_run_usd")), ".0f"),
-    Figure(W8, "one H100 PCIe at ${}: slower than the SXM card\n({} hours)", option(TRAIN_PATHS, "h100-pcie", "cost_usd"), ".2f"),
-    Figure(W8, "one H100 PCIe at ${}: slower than the SXM card\n({} hours)", option(TRAIN_PATHS, "h100-pcie", "hours_per_run"), ".3f", which=1),
-    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", calc(LORA, "total_gb"), ".2f"),
-    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", option(TRAIN_PATHS, "h100-pcie", "hours_per_run"), ".3f", which=1),
-    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (H100 PCIe) | ${} per run |", option(TRAIN_PATHS, "h100-pcie", "cost_usd"), ".2f", which=2),
+    Figure(W8, "its first token comes after {} ms", option(CARD_CHAT_PATHS, "cpu-server", "time_to_first_token_ms"), ",.0f"),
+    Figure(W8, "(4 × NVIDIA T4 at ${} a day)", option(CARD_CHAT_PATHS, "t4", "cost_usd", 4), ".2f"),
+    Figure(W8, "and {} for the cheapest self-hosted path", lambda: float(math.floor(comparison(CARD_CHAT_PATHS)["break_even_requests_per_day"])), ",.0f"),
+    Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(CARD_EMBED_PATHS, "t4", "cost_usd"), ".2f"),
+    Figure(W8, "model), which matters for a job this short: ${} on the T4, ${} on the CPU server", option(CARD_EMBED_PATHS, "cpu-server", "cost_usd"), ".2f", which=1),
+    Figure(W8, "one NVIDIA GH200\nat ${}: as fast as the H100 SXM ({} hours)", option(CARD_TRAIN_PATHS, "gh200", "cost_usd"), ".2f"),
+    Figure(W8, "one NVIDIA GH200\nat ${}: as fast as the H100 SXM ({} hours)", option(CARD_TRAIN_PATHS, "gh200", "hours_per_run"), ".2f", which=1),
+    Figure(W8, "lower price by the hour\n(${}, a price", catalogue("gh200", "price_per_hour_usd"), ".2f"),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (GH200) | ${} per run |", calc(CARD_TRAIN, "total_gb"), ".2f"),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (GH200) | ${} per run |", option(CARD_TRAIN_PATHS, "gh200", "hours_per_run"), ".2f", which=1),
+    Figure(W8, "| {} GB with LoRA | {} h per 1,000 steps (GH200) | ${} per run |", option(CARD_TRAIN_PATHS, "gh200", "cost_usd"), ".2f", which=2),
     Figure(Q8, "about {} × parameters FLOPs (the forward pass", lambda: calculator(LORA)["flops_per_token"] / calculator(LORA)["params"], ".0f"),
     Figure(Q8, "run at the assumed {} % MFU", training_mfu, ".0f"),
     Figure(W8, "At the calculator's assumed {} % MFU", training_mfu, ".0f"),
@@ -461,7 +587,7 @@ FIGURES: list[Figure] = [
     Figure(Q4, "expected_value = {}", calc(PLANNING, "available_for_cache_gb"), ".0f", after='key = "planning-function-cache-gb"'),
     # Spec-sheet figures the lessons quote from the catalogue
     Figure(W6, "- L4 ({} dense bf16 TFLOPS)", catalogue("l4", "dense_bf16_tflops"), ".0f"),
-    Figure(W6, "- A10G ({} TFLOPS)", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
+    Figure(W6, "- A10G ({} TFLOPS, a figure from a third party", catalogue("a10g", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "- H100 SXM ({} TFLOPS)", catalogue("h100-sxm", "dense_bf16_tflops"), ".0f"),
     Figure(W6, "because the {} GB of\nweights are read once", calc(CHAT_H100, "weights_gb"), ".0f"),
     Figure(W8, "a **T4** ({} dense 16-bit TFLOPS)", catalogue("t4", "dense_bf16_tflops"), ".0f"),
@@ -469,10 +595,59 @@ FIGURES: list[Figure] = [
     # 04: the course source's planning function, run by the calculator's link
     Figure(W4, "'rough_max_active_users': {}}`", calc(PLANNING, "max_active_users"), "d"),
     Figure(W4, "24 − 14 − 3 leaves\n{} GB for the KV cache", calc(PLANNING, "available_for_cache_gb"), ".0f"),
+    Figure(W7, "and the break-even\ntraffic for it is about {} requests a day. Read", PATHS_BREAK_EVEN, ",.0f"),
+    Figure(W7, "Saving stretches the run to 8 × (1 + 2 ÷ 30) = {} hours", lambda: float(spot_run().running_hours), ".3f"),
+    Figure(W7, "the provider interrupts it {} × 4 ÷ 24 = {} times", lambda: float(spot_run().running_hours), ".3f"),
+    Figure(W7, "the provider interrupts it {} × 4 ÷ 24 = {} times", lambda: float(spot_run().interruptions), ".3f", which=1),
+    Figure(W7, "so the run loses\n{} hours", lambda: float(spot_run().lost_hours), ".3f"),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", lambda: float(spot_run().running_hours), ".3f"),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", lambda: float(spot_run().lost_hours), ".3f", which=1),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", lambda: 1.2, ".2f", which=2),
+    Figure(W7, "The expected bill is ({} + {}) × ${} = **${}**", exercise("spot_training_cost_usd", **SPOT), ".2f", which=3),
+    Figure(W7, "on-demand A100 40GB at ${} an hour cost ${} without", catalogue("a100-40gb", "price_per_hour_usd"), ".2f"),
+    Figure(W7, "on-demand A100 40GB at ${} an hour cost ${} without", catalogue("a100-40gb", "price_per_hour_usd", 8), ".2f", which=1),
+    Figure(W7, "(one every {} minutes), save about every\n{} minutes", lambda: 24 * 60 / 4, ".0f"),
+    Figure(W7, "(one every {} minutes), save about every\n{} minutes", exercise("checkpoint_interval_minutes", checkpoint_save_minutes=2, interruptions_per_day=4), ".1f", which=1),
+    # The four gaps, worked (issue 38): quantisation, the compute-bound batch, MoE, spot
+    Figure(W2, "and LM head ({} billion\nparameters)", fact("quantised_weights_gb", "embedding_params_b", gpu="l4", model="llama-3.1-8b", precision="int4"), ".3f"),
+    Figure(W2, "with its scales ({} bytes per weight)", fact("quantised_weights_gb", "quantised_bytes", gpu="l4", model="llama-3.1-8b", precision="int4"), ".4f"),
+    Figure(W2, "so the weights are {} GB, and an L4", exercise("quantised_weights_gb", gpu="l4", model="llama-3.1-8b", precision="int4"), ".2f"),
+    Figure(W2, "In fp8 they are {} GB: W8A8", exercise("quantised_weights_gb", gpu="a10g", model="llama-3.1-8b", precision="fp8"), ".2f"),
+    Figure(W3, "`1g.10gb` gets {} of the card's {} streaming multiprocessors", mig_sms("h100-sxm", "1g.10gb"), ".0f"),
+    Figure(W3, "`1g.10gb` gets {} of the card's {} streaming multiprocessors", mig_sms("h100-sxm", "all"), ".0f", which=1),
+    Figure(W3, "`3g.40gb` gets\n{} SMs", mig_sms("h100-sxm", "3g.40gb"), ".0f"),
+    Figure(W4, "attention adds {} % at an 8k prompt and {} % at 32k", attention_share(8192), ".0f"),
+    Figure(W4, "attention adds {} % at an 8k prompt and {} % at 32k", attention_share(32768), ".0f", which=1),
+    Figure(W6, "8B, {} % more at an 8k prompt and {} % at 32k", attention_share(8192), ".0f"),
+    Figure(W6, "8B, {} % more at an 8k prompt and {} % at 32k", attention_share(32768), ".0f", which=1),
+    Figure(W6, "an H100 SXM does {} dense bf16 TFLOPS and reads {} GB/s: {} FLOPs per byte", catalogue("h100-sxm", "dense_bf16_tflops"), ".0f"),
+    Figure(W6, "an H100 SXM does {} dense bf16 TFLOPS and reads {} GB/s: {} FLOPs per byte", catalogue("h100-sxm", "memory_bandwidth_gb_s"), ",.0f", which=1),
+    Figure(W6, "an H100 SXM does {} dense bf16 TFLOPS and reads {} GB/s: {} FLOPs per byte", ratio(catalogue("h100-sxm", "dense_bf16_tflops", 1000), catalogue("h100-sxm", "memory_bandwidth_gb_s")), ".1f", which=2),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", exercise("compute_bound_batch", gpu="h100-sxm", model="llama-3.1-8b"), "d"),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", catalogue("l4", "dense_bf16_tflops"), ".0f", which=1),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", catalogue("l4", "memory_bandwidth_gb_s"), ".0f", which=2),
+    Figure(W6, "turns compute-bound from a\nbatch of {} streams; on an L4 ({} TFLOPS over {} GB/s) from {}", exercise("compute_bound_batch", gpu="l4", model="llama-3.1-8b"), "d", which=3),
+    Figure(W6, "it comes at a batch of {} for 128 tokens of context per stream and {} for 256", calc("estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=1&context_tokens=128", "compute_bound_batch"), "d"),
+    Figure(W6, "it comes at a batch of {} for 128 tokens of context per stream and {} for 256", calc("estimate=serving&gpu=h100-sxm&model=llama-3.1-8b&users=1&context_tokens=256", "compute_bound_batch"), "d", which=1),
+    Figure(W6, "Mixtral 8x7B has {} billion parameters in all but {} billion\nactive per token", model_figure("mixtral-8x7b", "params_b"), ".1f"),
+    Figure(W6, "Mixtral 8x7B has {} billion parameters in all but {} billion\nactive per token", model_figure("mixtral-8x7b", "active_params_b"), ".1f", which=1),
+    Figure(W6, "at bf16 the weights take {} GB", model_figure("mixtral-8x7b", "params_b", 2), ".1f"),
+    Figure(W6, "reads only the\n  active {} billion parameters: {} GB a step", model_figure("mixtral-8x7b", "active_params_b"), ".1f"),
+    Figure(W6, "reads only the\n  active {} billion parameters: {} GB a step", exercise("moe_weights_read_gb", model="mixtral-8x7b", users=1), ".1f", which=1),
+    Figure(W6, "A batch of 8 reads {} GB", exercise("moe_weights_read_gb", model="mixtral-8x7b", users=8), ".2f"),
+    Figure(W6, "touches all of them,\n  {} GB, the whole model", exercise("moe_weights_read_gb", model="mixtral-8x7b", users=64), ".2f"),
 ]  # fmt: skip
 
 # Judgements the lessons state in words: the sentence must be there and the engine must agree.
 Claim = tuple[str, str, Callable[[], bool]]
+
+
+def fact_text(gpu: str, precision: str) -> str:
+    from planner.capacity.exercises import solve_exercise
+
+    return solve_exercise(
+        "quantised_weights_gb", {"gpu": gpu, "model": "llama-3.1-8b", "precision": precision}
+    ).facts["kernel"]
 
 
 def burst_ms(query: str) -> float:
@@ -494,6 +669,10 @@ def gap(one: str) -> float:
 
 
 CLAIMS: list[Claim] = [
+    (W7, "the TPUs cost more than the H100 and less than the L4", lambda: calculator(CHAT_H100)["cost_per_million_output_tokens_usd"] < min(calculator(V5E)["cost_per_million_output_tokens_usd"], calculator(V6E)["cost_per_million_output_tokens_usd"]) and max(calculator(V5E)["cost_per_million_output_tokens_usd"], calculator(V6E)["cost_per_million_output_tokens_usd"]) < calculator(L4_THREE)["cost_per_million_output_tokens_usd"]),
+    (W6, "and at\nthe chat card's 8,192 tokens never", lambda: calculator(CHAT_H100)["compute_bound_batch"] is None),
+    (W6, "more than one 80 GB GPU", lambda: 2 * 46.7 > 80 and not calculator("estimate=serving&gpu=h100-sxm&model=mixtral-8x7b&users=1&context_tokens=1024")["fits"]),
+    (W2, "W8A8 on the L4, but weight-only W8A16 on an A10G", lambda: fact_text("l4", "fp8") == "W8A8" and fact_text("a10g", "fp8") == "W8A16"),
     (W6, "a 70B model\nat bf16 with the chat card's 20 users at 8k needs four 80 GB GPUs", lambda: not calculator(SEVENTY_B_TP + "&tensor_parallel=2")["fits"] and calculator(SEVENTY_B_TP + "&tensor_parallel=4")["fits"]),
     (W6, "the A10G decodes about twice as fast as the L4", lambda: 1.5 < ratio(calc(ONE_A10G, "decode_tokens_per_s"), calc(ONE_L4, "decode_tokens_per_s"))() < 2.5),
     (W6, "but\nprefills more slowly", lambda: calculator(ONE_A10G + PROMPT)["time_to_first_token_ms"] > calculator(ONE_L4 + PROMPT)["time_to_first_token_ms"]),
@@ -503,22 +682,24 @@ CLAIMS: list[Claim] = [
     (W6, "Its decode rate is higher than the table's", lambda: calculator(CHAT_LINK)["decode_tokens_per_s"] > calculator(CHAT_H100)["decode_tokens_per_s"]),
     (W6, "not 2", lambda: ratio(calc(CHAT_H100_TP2, "decode_tokens_per_s"), calc(CHAT_H100, "decode_tokens_per_s"))() < 1.9),
     (W7, "The cheapest hour (the L4) gives the dearest token", lambda: calculator(L4_THREE)["cost_per_million_output_tokens_usd"] > calculator(A100)["cost_per_million_output_tokens_usd"] > calculator(CHAT_H100)["cost_per_million_output_tokens_usd"]),
-    (W8, "one **H100 SXM** keeps", lambda: calculator(CHAT_H100)["fits"] and not calculator(CHAT_L4)["fits"] and not calculator(L4_FP8)["fits"]),
+    (W8, "one **H100 SXM** keeps", lambda: calculator(CARD_CHAT)["fits"] and not calculator(CARD_L4)["fits"] and calculator(CARD_L4_FP8)["fits"]),
+    (W8, "it misses the two-hour window more than four times over", lambda: calculator(EMBED_WINDOW)["work_items"] / worker_rate() / 3600 > 4 * 2),
     (W8, "It does not fit one 80 GB GPU", lambda: not calculator(FULL)["fits"] and calculator(FULL_4)["fits"]),
     (W8, "one H100 (or one A100 80GB) is enough", lambda: calculator(LORA)["fits"] and calculator(LORA.replace("h100-sxm", "a100-80gb"))["fits"]),
     (W8, "it fits a 24 GB L4", lambda: calculator(QLORA_L4)["fits"]),
-    (W8, "well inside the window", lambda: calc(EMBED_CPU, "hours_needed")() < 2),
+    (W8, "inside the window", lambda: calc(EMBED_CPU, "hours_needed")() < 2),
     (W8, "a spot T4\nis the cheapest", lambda: calc(EMBED_T4, "cost_usd")() < min(calc(EMBED_T4, "api_cost_usd")(), calc(EMBED_CPU, "cost_usd")())),
-    (W8, "a CPU\nserver manages more than twice that", lambda: calc(EMBED_CPU, "items_per_s_per_worker")() > 2 * calculator(EMBED_WINDOW)["required_items_per_s"]),
+    (W8, "a whole CPU server manages more than twice that", lambda: calc(EMBED_CPU, "items_per_s_per_worker")() > 2 * calculator(EMBED_WINDOW)["required_items_per_s"]),
     (W8, "The cheapest run is not on the cheapest GPU", lambda: calculator(LORA)["cost_per_run_usd"] < calculator(QLORA_L4)["cost_per_run_usd"]),
-    (W7, "it recommends the managed API", lambda: comparison(CHAT_PATHS)["recommended"]["path"] == "managed_api"),
-    (W7, "The cheapest\nself-hosted option that meets the card is 4 × NVIDIA T4", lambda: comparison(CHAT_PATHS)["runner_up"]["accelerator"] == "t4" and comparison(CHAT_PATHS)["runner_up"]["count"] == 4),
-    (W8, "a spot T4\nis the cheapest, and the comparison of paths recommends it", lambda: comparison(EMBED_PATHS)["recommended"]["accelerator"] == "t4"),
-    (W8, "puts the cheapest on one H100 PCIe", lambda: comparison(TRAIN_PATHS)["recommended"]["accelerator"] == "h100-pcie"),
-    (W8, "slower than the SXM card", lambda: option(TRAIN_PATHS, "h100-pcie", "hours_per_run")() > calculator(LORA)["hours_per_run"]),
+    (W7, "it recommends the managed API", lambda: comparison(CARD_CHAT_PATHS)["recommended"]["path"] == "managed_api"),
+    (W7, "The cheapest\nself-hosted option that meets the card is 4 × NVIDIA T4", lambda: comparison(CARD_CHAT_PATHS)["runner_up"]["accelerator"] == "t4" and comparison(CARD_CHAT_PATHS)["runner_up"]["count"] == 4),
+    (W8, "a spot T4\nis the cheapest, and the comparison of paths recommends it", lambda: comparison(CARD_EMBED_PATHS)["recommended"]["accelerator"] == "t4"),
+    (W8, "puts the cheapest on one NVIDIA GH200", lambda: comparison(CARD_TRAIN_PATHS)["recommended"]["accelerator"] == "gh200" and comparison(CARD_TRAIN_PATHS)["recommended"]["count"] == 1),
+    (W8, "as fast as the H100 SXM", lambda: option(CARD_TRAIN_PATHS, "gh200", "hours_per_run")() == calculator(CARD_TRAIN)["hours_per_run"]),
+    (W8, "it costs a third\nmore, not several times more", lambda: 1.2 < calc(FULL_SAME, "cost_per_run_usd")() / calc(CARD_TRAIN, "cost_per_run_usd")() < 1.5),
     (Q2, "leaves little or no room for a KV cache", lambda: calculator(SEVENTY_B_TP + "&weight_precision=fp8")["max_active_users"] <= 1),
     (W7, "so the chat card needs four", lambda: calculator(V5E)["fits"] and not calculator(V5E.replace("tensor_parallel=4", "tensor_parallel=2"))["fits"]),
-    (W8, "And not a CPU server", lambda: not next(o for o in comparison(CHAT_PATHS)["options"] if o["accelerator"] == "cpu-server")["meets"]),
+    (W8, "And not a CPU server", lambda: not next(o for o in comparison(CARD_CHAT_PATHS)["options"] if o["accelerator"] == "cpu-server")["meets"]),
     (W7, "far less than the", lambda: calculator(API_DAY)["api_cost_usd"] < H100_DAY()),
 ]  # fmt: skip
 

@@ -480,3 +480,42 @@ def test_empty_rubric_opened_before_the_import_gets_the_default() -> None:
     rubric = Rubric.objects.get(course=existing)
     assert rubric.title == "Hardware selection worksheet"
     assert rubric.criteria.count() == 6
+
+
+LORA_HAND = 'hand = "params_b * 2 + trainable_params * 16 / 1e9 + cuda_context_gb"'
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        # Leaving the CUDA context out of the hand working: a correct answer to a prompt without
+        # it would be marked wrong, so the template is refused until prompt and answer agree.
+        (
+            LORA_HAND,
+            'hand = "params_b * 2 + trainable_params * 16 / 1e9"',
+            "a hand working from the prompt's numbers gives",
+        ),
+        (
+            "CUDA context ({cuda_context_gb} GB). How much memory is that",
+            "CUDA context. How much memory is that",
+            "uses cuda_context_gb, which the prompt never states",
+        ),
+        ("({trainable_params} trainable", "({adapter_count} trainable", "{adapter_count}"),
+        (LORA_HAND, "hand = \"__import__('os')\"", "may call only"),
+        (LORA_HAND, 'hand = "params_b *"', "is not a formula"),
+    ],
+)
+def test_a_template_whose_hand_working_misses_is_refused(
+    course_folder: Path, old: str, new: str, reason: str
+) -> None:
+    """The importer works each template's hand formula from the prompt's own numbers on every
+    draw: a prompt that leaves out a quantity its answer counts, a fact no exercise gives, or a
+    formula that is not plain arithmetic is refused naming the file and why."""
+    quiz = course_folder / "lessons" / "08-three-cards-sized.quiz.toml"
+    text = quiz.read_text()
+    assert old in text
+    quiz.write_text(text.replace(old, new, 1))
+    with pytest.raises(CommandError) as failure:
+        run_import(course_folder)
+    message = str(failure.value)
+    assert f"{quiz}:" in message and reason in message, message

@@ -69,6 +69,18 @@ SAMPLES = {
     "training_memory_gb": {"model": "llama-3.1-8b", "method": "lora"},
     "batch_job_hours": {"items": 50_000, "items_per_s": 20, "workers": 1},
     "mig_slice_fit": {"gpu": "a100-80gb", "model": "llama-3.1-8b", "users": 4},
+    "moe_weights_read_gb": {"model": "mixtral-8x7b", "users": 4},
+    "compute_bound_batch": {"gpu": "h100-sxm", "model": "llama-3.1-8b"},
+    "spot_training_cost_usd": {
+        "work_hours": 10,
+        "price_per_hour": 1.5,
+        "checkpoint_every_minutes": 30,
+        "checkpoint_save_minutes": 2,
+        "interruptions_per_day": 4,
+        "restart_minutes": 10,
+    },
+    "checkpoint_interval_minutes": {"checkpoint_save_minutes": 2, "interruptions_per_day": 4},
+    "quantised_weights_gb": {"gpu": "a100-80gb", "model": "llama-3.1-8b", "precision": "int4"},
 }
 
 
@@ -142,3 +154,121 @@ def test_an_input_of_zero_is_not_nudged() -> None:
     solution = solve_exercise("memory_fit", {"gpu_memory_gb": 24, "model_gb": 14, "overhead_gb": 0})
     assert solution.answer == 10.0
     assert solution.most_sensitive == "gpu_memory_gb"
+
+
+def test_moe_memory_follows_the_total_and_a_step_reads_the_active_experts() -> None:
+    """Mixtral 8x7B at bf16: one stream reads the 12.9 B active parameters (25.8 GB); a large
+    batch touches every expert and reads nearly all 46.7 B (93.4 GB), what memory always holds."""
+    one = solve_exercise("moe_weights_read_gb", {"model": "mixtral-8x7b", "users": 1})
+    assert one.answer == pytest.approx(12.9 * 2, rel=1e-9)
+    many = solve_exercise("moe_weights_read_gb", {"model": "mixtral-8x7b", "users": 64})
+    assert many.answer == pytest.approx(46.7 * 2, rel=1e-6)
+    four = solve_exercise("moe_weights_read_gb", {"model": "mixtral-8x7b", "users": 4})
+    assert one.answer < four.answer < many.answer
+    with pytest.raises(CapacityInputError) as err:
+        solve_exercise("moe_weights_read_gb", {"model": "llama-3.1-8b"})
+    assert err.value.field == "model"
+
+
+def test_compute_bound_batch_is_the_ridge_point_over_the_intensity_per_stream() -> None:
+    """H100 SXM at bf16: 989 TFLOPS ÷ 3,350 GB/s = 295.2 FLOP/byte; 2 FLOPs per 2-byte weight
+    per stream, so decode of the weights turns compute-bound from a batch of 296."""
+    solution = solve_exercise("compute_bound_batch", {"gpu": "h100-sxm", "model": "llama-3.1-8b"})
+    assert solution.answer == 296
+    assert solution.facts["tflops"] == "989"
+
+
+def test_spot_training_cost_counts_saves_lost_work_and_restarts() -> None:
+    """10 h of work, a 2-minute save every 30 minutes: 10.667 h running; 4 interruptions a day
+    give 1.778 of them, each losing 15 + 10 minutes: 0.741 h; at $1.50: $17.11."""
+    solution = solve_exercise("spot_training_cost_usd", SAMPLES["spot_training_cost_usd"])
+    running = 10 * (1 + 2 / 30)
+    lost = running * 4 / 24 * (15 + 10) / 60
+    assert solution.answer == pytest.approx((running + lost) * 1.5)
+    assert solution.formulas[-1].substituted.endswith("$17.11")
+
+
+def test_young_interval_is_the_root_of_twice_the_save_time_the_mean_gap() -> None:
+    solution = solve_exercise(
+        "checkpoint_interval_minutes", {"checkpoint_save_minutes": 2, "interruptions_per_day": 4}
+    )
+    assert solution.answer == pytest.approx((2 * 2 * 360) ** 0.5)
+
+
+def test_quantised_weights_name_their_kernel_path_per_gpu() -> None:
+    """fp8 runs W8A8 on an H100 (fp8 tensor cores), weight-only W8A16 on an A100."""
+    hopper = solve_exercise(
+        "quantised_weights_gb", {"gpu": "h100-sxm", "model": "llama-3.1-8b", "precision": "fp8"}
+    )
+    ampere = solve_exercise(
+        "quantised_weights_gb", {"gpu": "a100-80gb", "model": "llama-3.1-8b", "precision": "fp8"}
+    )
+    assert hopper.answer == ampere.answer
+    assert hopper.facts["kernel"] == "W8A8"
+    assert ampere.facts["kernel"] == "W8A16"
+    int4 = solve_exercise(
+        "quantised_weights_gb", {"gpu": "l4", "model": "llama-3.1-8b", "precision": "int4"}
+    )
+    assert int4.facts["kernel"] == "W4A16"
+    assert int4.answer < hopper.answer
+
+
+def test_training_memory_lines_add_up_to_the_answer() -> None:
+    """Each part on its own line; the total line's terms are those parts and sum to the answer."""
+    for variables in (
+        {"model": "llama-3.1-8b", "method": "lora", "lora_rank": 16},
+        {"model": "mistral-7b", "method": "qlora", "lora_rank": 8},
+        {"params_b": 14, "method": "full", "gpus": 4},
+    ):
+        solution = solve_exercise("training_memory_gb", variables)
+        total = solution.formulas[-1].substituted
+        terms = [float(t) for t in total.split(" = ")[0].split(" + ")]
+        assert sum(terms) == pytest.approx(solution.answer, abs=0.003)
+        assert "CUDA context" in solution.formulas[-2].label
+
+
+def test_batch_hours_without_a_window_never_divide_by_one() -> None:
+    """The question gives no window: the working shows only the hours, from its own numbers."""
+    solution = solve_exercise(
+        "batch_job_hours", {"items": 50_000, "items_per_s": 10, "workers": 2, "retry_margin": 0.2}
+    )
+    assert [f.label for f in solution.formulas] == ["Hours needed"]
+    assert "24" not in solution.formulas[0].substituted
+
+
+def test_kernel_paths_follow_the_tensor_cores_each_gpu_has() -> None:
+    """vLLM's quantisation table: fp8 W8A8 on Ada and Hopper, weight-only on Ampere, none on a
+    T4 (Turing, no bf16 either); int4 is weight-only everywhere."""
+    from planner.capacity.quantisation import kernel_path
+
+    catalogue = default_catalogue()
+    assert kernel_path(catalogue.accelerator("l4"), "fp8").name == "W8A8"
+    assert kernel_path(catalogue.accelerator("a10g"), "fp8").name == "W8A16"
+    assert kernel_path(catalogue.accelerator("t4"), "fp8").name == "none"
+    assert kernel_path(catalogue.accelerator("t4"), "bf16").compute_precision == "fp16"
+    assert kernel_path(catalogue.accelerator("h100-sxm"), "int4").name == "W4A16"
+
+
+def test_spot_notice_periods_and_bad_intervals() -> None:
+    from planner.capacity.spot import NOTICE_SECONDS, spot_run
+
+    assert NOTICE_SECONDS["aws"] == 120 and NOTICE_SECONDS["gcp"] == 30
+    with pytest.raises(CapacityInputError) as err:
+        spot_run(
+            work_hours=1,
+            price_per_hour=1,
+            checkpoint_every_minutes=0,
+            checkpoint_save_minutes=1,
+            interruptions_per_day=1,
+            restart_minutes=1,
+        )
+    assert err.value.field == "checkpoint_every_minutes"
+    calm = spot_run(
+        work_hours=10,
+        price_per_hour=2,
+        checkpoint_every_minutes=30,
+        checkpoint_save_minutes=0,
+        interruptions_per_day=0,
+        restart_minutes=0,
+    )
+    assert calm.expected_cost_usd == 20

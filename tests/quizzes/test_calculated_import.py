@@ -65,12 +65,12 @@ def test_an_import_stores_the_template_on_the_item() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "where", "reason"),
     [
-        # The prompt names a variable that is not defined.
+        # The prompt names a placeholder that is neither a variable nor a fact of the exercise.
         (
             "{overhead_gb} GB of overhead.",
-            "{overhead} GB of overhead.",
+            "{overhead_gb} GB ({overhead} GB) of overhead.",
             ":5:",
-            "the prompt names {overhead}, which is not a variable",
+            "the prompt names {overhead}, which is neither a variable nor a fact",
         ),
         # A variable the prompt never uses.
         (

@@ -97,3 +97,32 @@ def test_lists_name_a_templates_variables_instead_of_showing_braces() -> None:
     assert prompt_outline("A 24 GB GPU holds 14 GB of weights.") == (
         "A 24 GB GPU holds 14 GB of weights."
     )
+
+
+def test_lora_answers_priced_as_full_fine_tuning_or_without_the_cuda_context_are_named() -> None:
+    """On the course's LoRA item, a learner who prices full fine-tuning (16 bytes per parameter)
+    and one who leaves out the CUDA context are each counted under their mistake: the instructor
+    reads what went wrong, not "none known"."""
+    from quizzes.calculated import problem_for
+
+    shipped = Path(__file__).resolve().parents[2] / "content" / "gpus-tpus-ai-hardware"
+    course = course_import(folder=shipped).course
+    item = QuizItem.objects.get(key="qlora-training-memory")
+    wrong = []
+    for mistake in ("priced full fine-tuning for LoRA", "left out the CUDA context"):
+        for _ in range(20):  # a draw whose mistaken number falls outside the tolerance
+            learner = UserFactory()
+            problem = problem_for(item, learner_id=learner.pk, review=0)
+            value = problem.solution.mistakes[mistake]
+            if not problem.is_correct(value):
+                break
+        EnrollmentFactory(course=course, user=learner)
+        schedule_start(
+            learner=learner, item=item, card_token=uuid.uuid4(), rating=1,
+            now=T0 + timedelta(minutes=1), answer_value=value,
+            expected_value=problem.solution.answer,
+        )  # fmt: skip
+        wrong.append(mistake)
+    stats = {s.item.key: s for s in calculated_stats_for(course=course)}["qlora-training-memory"]
+    assert stats.wrong == 2
+    assert stats.mistake in wrong and stats.mistake_count == 1

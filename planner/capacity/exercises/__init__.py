@@ -1,6 +1,7 @@
 """Practice problems worked by the engine: a named exercise takes drawn numbers and catalogue rows,
 calls the estimate functions and returns the answer, the engine's formula lines and the input
 that mattered most. Calculated quiz items (quizzes.calculated) are drawn and graded with these.
+Each exercise also returns its facts: the figures a prompt may state and a hand formula may use.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final
 
-from planner.capacity.exercises import work
+from planner.capacity.exercises import gaps, work
 from planner.capacity.exercises.inputs import (
+    MONEY,
     VARIABLES,
     Values,
     Variable,
     checked_input,
+    money_value,
     shown_value,
 )
 from planner.capacity.results import FormulaLine
@@ -40,6 +43,10 @@ class Solution:
     most_sensitive: str | None
     sensitivity: float | None
     shown: dict[str, str] = field(default_factory=dict)  # each input as the prompt shows it
+    # The exercise's facts as the prompt shows them (weights_gb, overhead_gb, ...): never an input.
+    facts: dict[str, str] = field(default_factory=dict)
+    # The answer each known mistake gives with these numbers ("left out the CUDA context": 16.28).
+    mistakes: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +57,7 @@ class Exercise:
     # Each entry: the inputs of which one must be given (("gpu", "gpu_memory_gb"): either).
     required: tuple[tuple[str, ...], ...]
     optional: tuple[str, ...]
-    work: Callable[[Values], tuple[float, list[FormulaLine]]]
+    work: Callable[[Values], work.Worked]
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -163,6 +170,7 @@ EXERCISES: Final[dict[str, Exercise]] = {
             ("precision", "kv_precision", "users", "context_tokens", "overhead_gb"),
             work.mig_slice_fit,
         ),
+        *(Exercise(*row) for row in gaps.EXERCISES),
     )
 }
 
@@ -207,7 +215,7 @@ def _sensitivity(exercise: Exercise, values: Values, answer: float) -> tuple[str
             if moved is None or moved == values[name] or not values[name]:
                 continue
             try:
-                other, _ = exercise.work({**values, name: moved})
+                other, _, _ = exercise.work({**values, name: moved})
             except CapacityInputError:
                 continue
             change = abs(other - answer) / abs(answer) if answer else abs(other)
@@ -227,10 +235,11 @@ def solve_exercise(
     `sensitivity` the input that mattered most is not sought (a tenth of the work)."""
     exercise = _exercise(name)
     values = _inputs(exercise, variables)
-    answer, formulas = exercise.work(values)
+    answer, formulas, facts = exercise.work(values)
     if not math.isfinite(answer):
         raise CapacityInputError("exercise", f"{name} gives no finite answer for these inputs")
     sensitive, change = _sensitivity(exercise, values, answer) if sensitivity else (None, 0.0)
+    mistakes = work.known_mistakes(name, values, answer, facts)
     return Solution(
         exercise=name,
         answer=answer,
@@ -238,5 +247,11 @@ def solve_exercise(
         formulas=tuple(formulas),
         most_sensitive=sensitive,
         sensitivity=round(change, 4) if sensitive is not None else None,
-        shown={k: shown_value(v) for k, v in values.items()},
+        shown={k: money_value(v) if k in MONEY else shown_value(v) for k, v in values.items()},
+        facts={
+            k: money_value(v) if k in MONEY else shown_value(v)
+            for k, v in facts.items()
+            if k not in values
+        },
+        mistakes=mistakes,
     )

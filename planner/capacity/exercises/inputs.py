@@ -70,6 +70,11 @@ VARIABLES: Final[dict[str, Variable]] = {
         ),  # a minute: batch.MIN_WINDOW_HOURS
         _number("retry_margin", "retry margin", "0", "10"),
         _number("price_per_hour", "price per hour (USD)", "0.01", "10000"),
+        _number("work_hours", "hours of work in the run", "0.01", "100000"),
+        _number("checkpoint_every_minutes", "minutes between checkpoints", "0.1", "100000"),
+        _number("checkpoint_save_minutes", "minutes to save a checkpoint", "0", "1000"),
+        _number("interruptions_per_day", "interruptions per day", "0.001", "1000"),
+        _number("restart_minutes", "minutes to restart after an interruption", "0", "1000"),
     )
 }
 
@@ -106,6 +111,18 @@ def checked_input(variable: Variable, raw: object) -> Any:
     return value
 
 
+# Inputs and facts in dollars: shown with cents ("1.20", not "1.2").
+MONEY: Final = frozenset({"price_per_hour", "api_input_price", "api_output_price"})
+
+
+def money_value(value: Any) -> str:
+    return f"{Decimal(value):,.2f}"
+
+
+# Words a prompt shows for a choice: the course writes LoRA, not "lora".
+CHOICE_WORDS: Final = {"full": "full", "lora": "LoRA", "qlora": "QLoRA"}
+
+
 def shown_value(value: Any) -> str:
     """An input as a learner reads it: a catalogue row by its name, a number in plain digits."""
     if isinstance(value, Accelerator | ModelSpec):
@@ -115,4 +132,4 @@ def shown_value(value: Any) -> str:
     if isinstance(value, Decimal):
         text = f"{value:,f}"
         return text.rstrip("0").rstrip(".") if "." in text else text
-    return str(value)
+    return CHOICE_WORDS.get(value, str(value)) if isinstance(value, str) else str(value)

@@ -1,5 +1,6 @@
 """The exercises' work: each calls the estimate functions and keeps the formula lines that
-answer its question, so a changed engine changes every answer."""
+answer its question, so a changed engine changes every answer. Each also returns its facts: the
+figures a prompt may state (`{weights_gb}`) and a hand formula may use, rounded as shown."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
+from planner.capacity import speed_model as sm
 from planner.capacity.batch import BatchInputs, estimate_batch
 from planner.capacity.catalogue import Accelerator, default_catalogue, mig_slices
 from planner.capacity.exercises.inputs import Values
@@ -15,12 +17,20 @@ from planner.capacity.formatting import money, whole
 from planner.capacity.results import FormulaLine, Severity
 from planner.capacity.serving import ServingEstimate, ServingInputs, estimate_serving
 from planner.capacity.training import TrainingInputs, estimate_training
-from planner.capacity.units import CapacityInputError
+from planner.capacity.training.memory import QLORA_CONSTANT_BYTES, QLORA_WEIGHT_BYTES
+from planner.capacity.units import (
+    BYTES_PER_ELEMENT,
+    QUANTISED_BYTES_PER_WEIGHT,
+    CapacityInputError,
+)
 
 HOURS_PER_DAY: Final = 24
 # The managed API's bill is priced for this many requests, then divided: the batch estimate
 # rounds its dollars to the cent, and one request costs a fraction of one.
 API_REQUESTS_PRICED: Final = 1_000_000
+
+Facts = dict[str, Any]  # Decimal, int or str: what the prompt may show
+Worked = tuple[float, list[FormulaLine], Facts]
 
 _SERVING_NAMES: Final = {
     "gpu": "accelerator",
@@ -41,6 +51,11 @@ _SERVING_NAMES: Final = {
     "output_tokens": "output_tokens",
     "gpus": "tensor_parallel",
 }
+
+
+def rounded(value: float | Fraction | Decimal, places: int = 2) -> Decimal:
+    """A fact as the prompt shows it: a decimal to `places` places."""
+    return Decimal(str(float(value))).quantize(Decimal(1).scaleb(-places))
 
 
 def _serving(values: Values, **extra: Any) -> ServingEstimate:
@@ -71,55 +86,118 @@ def _answer(value: float | int | None, field: str, what: str) -> float:
     return float(value)
 
 
-def memory_fit(values: Values) -> tuple[float, list[FormulaLine]]:
+def _precision_facts(values: Values, figures: dict[str, Any]) -> Facts:
+    weight = figures.get("weight_precision") or values.get("precision") or "bf16"
+    kv = figures.get("kv_precision") or values.get("kv_precision") or "bf16"
+    return {
+        "weight_precision": weight,
+        "kv_precision": kv,
+        "bytes_per_weight": rounded(
+            QUANTISED_BYTES_PER_WEIGHT.get(weight, BYTES_PER_ELEMENT[weight]), 4
+        ),
+        "kv_bytes": rounded(BYTES_PER_ELEMENT[kv], 1),
+    }
+
+
+def _model_facts(values: Values) -> Facts:
+    spec = values.get("model")
+    if spec is None:
+        return {}
+    facts: Facts = {"params_b": rounded(spec.params_b, 2)}
+    for name in ("layers", "kv_heads", "head_dim"):
+        if getattr(spec, name, None):
+            facts[name] = int(getattr(spec, name))
+    return facts
+
+
+def _memory_facts(values: Values, figures: dict[str, Any]) -> Facts:
+    """The memory a serving question counts, each figure as the prompt states it."""
+    return {
+        **_model_facts(values),
+        **_precision_facts(values, figures),
+        "memory_gb": rounded(figures["gpu_memory_gb"], 3),
+        "weights_gb": rounded(figures["weights_gb"], 3),
+        "overhead_gb": rounded(figures["overhead_gb"], 3),
+        "kv_per_user_gb": rounded(figures["kv_cache_per_user_gb"] or 0, 3),
+    }
+
+
+def memory_fit(values: Values) -> Worked:
     # Free memory before the KV cache does not depend on it: a placeholder keeps the engine
     # from asking for an architecture the question never needs.
     extra = {} if {"model", "layers", "kv_per_user_gb"} & set(values) else {"kv_per_user_gb": 1}
     estimate = _serving(values, **extra)
-    return estimate.available_for_cache_gb, _lines(estimate.formulas, *_MEMORY_LINES)
+    figures = estimate.to_dict()
+    return (
+        estimate.available_for_cache_gb,
+        _lines(estimate.formulas, *_MEMORY_LINES),
+        _memory_facts(values, figures),
+    )
 
 
-def kv_bytes_per_token(values: Values) -> tuple[float, list[FormulaLine]]:
+def kv_bytes_per_token(values: Values) -> Worked:
     # Only the cache's shape matters: a device that holds anything and one token of context.
     device = {} if "gpu" in values else {"gpu_memory_gb": Decimal(100_000)}
     weights = {} if "model" in values else {"model_gb": Decimal(1), "overhead_gb": Decimal(0)}
     estimate = _serving(values, context_tokens=1, **device, **weights)
     answer = _answer(estimate.kv_bytes_per_token, "layers", "KV bytes per token")
-    return answer, _lines(estimate.formulas, "KV bytes per token")
+    facts = {**_model_facts(values), **_precision_facts(values, estimate.to_dict())}
+    return answer, _lines(estimate.formulas, "KV bytes per token"), facts
 
 
-def max_users(values: Values) -> tuple[float, list[FormulaLine]]:
+def max_users(values: Values) -> Worked:
     estimate = _serving(values)
     _runs(estimate)
     lines = _lines(estimate.formulas, *_MEMORY_LINES, "KV", "Max active users")
-    return float(estimate.max_active_users), lines
+    return float(estimate.max_active_users), lines, _memory_facts(values, estimate.to_dict())
 
 
-def decode_tokens_per_s(values: Values) -> tuple[float, list[FormulaLine]]:
+def _speed_facts(values: Values, figures: dict[str, Any]) -> Facts:
+    gpu: Accelerator = values["gpu"]
+    weight = figures.get("weight_precision") or "bf16"
+    compute = sm.compute_precision(gpu, weight)
+    peak = sm.peak_tflops(gpu, compute)
+    return {
+        **_memory_facts(values, figures),
+        "bandwidth_gb_s": rounded(gpu.memory_bandwidth_gb_s or 0, 1),
+        "efficiency": rounded(sm.bandwidth_efficiency(gpu, weight) * 100, 0),
+        "fixed_ms": rounded(sm.decode_step_fixed(gpu) * 1000, 1),
+        "request_fixed_ms": rounded(sm.FIRST_TOKEN_FIXED_S * 1000, 0),
+        "tflops": rounded(peak or 0, 0),
+        "mfu": rounded(sm.achieved_mfu(gpu, compute) * 100, 0),
+        "price_per_hour": rounded(gpu.price_per_hour_usd or 0, 2),
+    }
+
+
+def decode_tokens_per_s(values: Values) -> Worked:
     estimate = _serving(values)
     _runs(estimate)
     figures = estimate.to_dict()
     # The speed model's prediction where the engine has one, else the bandwidth roofline.
     rate = figures.get("decode_tokens_per_s") or figures["decode_tokens_per_s_upper_bound"]
     lines = _lines(estimate.formulas, "Weights", "KV cache per user", "Decode", "Achieved")
-    return _answer(rate, "gpu", "decode rate"), lines
+    return _answer(rate, "gpu", "decode rate"), lines, _speed_facts(values, figures)
 
 
-def time_to_first_token_ms(values: Values) -> tuple[float, list[FormulaLine]]:
+def time_to_first_token_ms(values: Values) -> Worked:
     estimate = _serving(values)
     _runs(estimate)
     answer = _answer(estimate.time_to_first_token_ms, "prompt_tokens", "time to first token")
-    return answer, _lines(estimate.formulas, "Time to first token", "Prefill", "Queue")
+    lines = _lines(estimate.formulas, "Time to first token", "Prefill", "Queue", "Achieved")
+    return answer, lines, _speed_facts(values, estimate.to_dict())
 
 
-def cost_per_million_output_tokens(values: Values) -> tuple[float, list[FormulaLine]]:
+def cost_per_million_output_tokens(values: Values) -> Worked:
     estimate = _serving(values)
     _runs(estimate)
+    figures = estimate.to_dict()
     answer = _answer(estimate.cost_per_million_output_tokens_usd, "gpu", "price per hour")
-    return answer, _lines(estimate.formulas, "Decode", "Aggregate", "Cost")
+    facts = _speed_facts(values, figures)
+    facts["decode_tokens_per_s"] = rounded(figures["decode_tokens_per_s"] or 0, 2)
+    return answer, _lines(estimate.formulas, "Decode", "Aggregate", "Cost"), facts
 
 
-def api_break_even_requests_per_day(values: Values) -> tuple[float, list[FormulaLine]]:
+def api_break_even_requests_per_day(values: Values) -> Worked:
     gpu: Accelerator = values["gpu"]
     gpus = values.get("gpus", 1)
     price = values.get("price_per_hour")
@@ -158,7 +236,11 @@ def api_break_even_requests_per_day(values: Values) -> tuple[float, list[Formula
             "requests per day",
         ),
     ]
-    return float(math.floor(break_even)), lines
+    facts: Facts = {"price_per_hour": rounded(price, 2)}
+    if api is not None:
+        facts["api_input_price"] = rounded(api.price_per_million_input_tokens_usd or 0, 2)
+        facts["api_output_price"] = rounded(api.price_per_million_output_tokens_usd or 0, 2)
+    return float(math.floor(break_even)), lines, facts
 
 
 _TRAINING_NAMES: Final = {
@@ -172,39 +254,124 @@ _TRAINING_NAMES: Final = {
 }
 
 
-def training_memory_gb(values: Values) -> tuple[float, list[FormulaLine]]:
+def _gb3(value: float) -> str:
+    return f"{value:,.3f} GB"
+
+
+def training_memory_gb(values: Values) -> Worked:
+    """Per GPU: each part on its own line, and the total their sum, so the lines add up."""
     given = {_TRAINING_NAMES[k]: v for k, v in values.items() if k in _TRAINING_NAMES}
     estimate = estimate_training(TrainingInputs(**given))
-    return estimate.total_gb, list(estimate.formulas)
+    figures = estimate.to_dict()
+    method = estimate.method
+    gpus = estimate.gpus
+    trainable = estimate.trainable_params
+    adapter_weights = 0.0 if method == "full" else trainable * 2 / 10**9 / gpus
+    frozen = figures["weights_gb"] - adapter_weights
+    activations = figures.get("activations_gb") or 0.0
+    context = figures["cuda_context_gb"]
+    engine = {f.label.split(" (")[0]: f for f in estimate.formulas}
+    billions = f"{estimate.params / 10**9:,.2f} B"
+    adapters = f"{trainable:,}"
+    per_gpu = f" ÷ {gpus} GPUs" if gpus > 1 else ""
+    counted = billions if method == "full" else adapters
+    if method == "full":
+        first = ("Weights (bf16)", "parameters × 2 bytes", f"{billions} × 2{per_gpu}", frozen)
+    elif method == "qlora" and "Frozen base weights" in engine:
+        line = engine["Frozen base weights"]
+        first = ("Frozen base weights (4-bit NF4)", line.formula, line.substituted, frozen)
+    else:
+        first = ("Frozen base weights (bf16)", "parameters × 2 bytes", f"{billions} × 2", frozen)
+    parts: list[tuple[str, str, str, float]] = [
+        first,
+        *(
+            [("Adapter weights (bf16)", "trainable × 2 bytes", f"{adapters} × 2", adapter_weights)]
+            if method != "full"
+            else []
+        ),
+        (
+            "Gradients (bf16)",
+            "trainable × 2 bytes",
+            f"{counted} × 2{per_gpu}",
+            figures["gradients_gb"],
+        ),
+        (
+            "Optimizer state (fp32 master copy and two moments)",
+            "trainable × 12 bytes",
+            f"{counted} × 12{per_gpu}",
+            figures["optimizer_state_gb"],
+        ),
+        *(
+            [("Activations", "the estimate's activation memory", "", activations)]
+            if activations
+            else []
+        ),
+        ("CUDA context (one process per GPU)", "measured on an H100", "", context),
+    ]
+    lines = [
+        *([engine["LoRA adapter parameters"]] if "LoRA adapter parameters" in engine else []),
+        *(
+            FormulaLine(
+                label,
+                formula,
+                text if text.endswith("GB") else (f"{text} = " if text else "") + _gb3(value),
+            )
+            for label, formula, text, value in parts
+        ),
+        FormulaLine(
+            "Total per GPU",
+            "the sum of the lines above",
+            " + ".join(f"{value:,.3f}" for *_rest, value in parts)
+            + f" = {_gb3(sum(p[-1] for p in parts))}",
+        ),
+    ]
+    spec = values.get("model")
+    facts: Facts = {
+        "params_b": rounded(estimate.params / 10**9, 2),
+        "trainable_params": trainable,
+        "cuda_context_gb": rounded(context, 3),
+        "nf4_bytes": rounded(QLORA_WEIGHT_BYTES + QLORA_CONSTANT_BYTES, 3),
+    }
+    if spec is not None and spec.vocab_size and spec.hidden_size:
+        tied = 1 if spec.tie_word_embeddings else 2
+        facts["embedding_params_b"] = rounded(spec.vocab_size * spec.hidden_size * tied / 1e9, 3)
+    return float(sum(p[-1] for p in parts)), lines, facts
 
 
-def batch_job_hours(values: Values) -> tuple[float, list[FormulaLine]]:
+def batch_job_hours(values: Values) -> Worked:
+    window = values.get("window_hours")
     estimate = estimate_batch(
         BatchInputs(
             items=values["items"],
-            window_hours=values.get("window_hours", Decimal(HOURS_PER_DAY)),
+            window_hours=window if window is not None else Decimal(HOURS_PER_DAY),
             items_per_s=values["items_per_s"],
             retry_margin=values.get("retry_margin"),
             workers=values.get("workers"),
         )
     )
     answer = _answer(estimate.hours_needed, "items_per_s", "hours")
-    return answer, _lines(estimate.formulas, "Required rate", "Workers needed", "Hours needed")
+    # Without a window the question has none: only the hours, from the quantities it gave.
+    starts = ("Hours needed",) if window is None else ("Required rate", "Workers", "Hours needed")
+    return answer, _lines(estimate.formulas, *starts), {}
 
 
 def _profile(slice_: Accelerator) -> str:
     return slice_.id.rsplit(":", 1)[-1]
 
 
-def mig_slice_fit(values: Values) -> tuple[float, list[FormulaLine]]:
+def mig_slice_fit(values: Values) -> Worked:
     gpu: Accelerator = values["gpu"]
     slices = sorted(mig_slices(gpu), key=lambda s: (s.memory_gb or 0, s.id))
     if not slices:
         raise CapacityInputError("gpu", f"{gpu.name} has no MIG profiles")
     tried: list[str] = []
-    for slice_ in slices:
-        estimate = _serving({**values, "gpu": slice_})
+    # Each slice's memory as the estimate counts it (what the prompt lists).
+    estimates = [_serving({**values, "gpu": s}) for s in slices]
+    memory = [e.to_dict()["gpu_memory_gb"] for e in estimates]
+    listing = ", ".join(f"{_profile(s)}: {m:,.2f} GB" for s, m in zip(slices, memory, strict=True))
+    for i, (slice_, estimate) in enumerate(zip(slices, estimates, strict=True)):
         if estimate.fits:
+            figures = estimate.to_dict()
             lines = [
                 FormulaLine(
                     "Smallest slice that fits",
@@ -214,6 +381,27 @@ def mig_slice_fit(values: Values) -> tuple[float, list[FormulaLine]]:
                 ),
                 *_lines(estimate.formulas, *_MEMORY_LINES, "Max active users"),
             ]
-            return float(slice_.memory_gb or 0), lines
+            facts = {
+                **_memory_facts(values, figures),
+                "slices": listing,
+                "smaller_memory_gb": rounded(memory[i - 1] if i else 0, 3),
+            }
+            return float(slice_.memory_gb or 0), lines, facts
         tried.append(f"{_profile(slice_)}: no")
     raise CapacityInputError("model", f"fits no MIG slice of {gpu.name}, not even the whole GPU")
+
+
+# Mistakes learners make here, by name as instructors read them (issue 44's analytics).
+CUDA_CONTEXT_LEFT_OUT: Final = "left out the CUDA context"
+FULL_FOR_LORA: Final = "priced full fine-tuning for LoRA"
+
+
+def known_mistakes(exercise: str, values: Values, answer: float, facts: Facts) -> dict[str, float]:
+    """The answer each known mistake gives with these numbers (none for most exercises)."""
+    if exercise != "training_memory_gb":
+        return {}
+    out = {CUDA_CONTEXT_LEFT_OUT: answer - float(facts["cuda_context_gb"])}
+    if values.get("method") in {"lora", "qlora"}:
+        full, _, _ = training_memory_gb({**values, "method": "full", "lora_rank": None})
+        out[FULL_FOR_LORA] = full
+    return out

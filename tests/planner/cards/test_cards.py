@@ -177,7 +177,7 @@ def test_cards_need_login(client: Client) -> None:
 
 
 def test_seed_is_idempotent_and_the_examples_are_right() -> None:
-    """Three examples, once each; the live chat card fits 20 users at 8k context on an L40S."""
+    """Three examples, once each; the live chat card fits 20 users at 8k context on an H100 SXM, as lesson 8 sizes it."""
     call_command("seed_workload_cards", stdout=StringIO())
     call_command("seed_workload_cards", stdout=StringIO())
     examples = WorkloadCard.objects.filter(is_example=True, owner=None)
@@ -216,7 +216,7 @@ def test_card_latency_target_is_checked_against_decode_speed(
 def test_cards_and_compare_show_names_and_rounded_figures_not_codes(
     client: Client, learner: object
 ) -> None:
-    """People read "Mistral 7B v0.3", "NVIDIA L40S", "21.3 GB", "1.7 h" and warning titles; the
+    """People read "Llama 3.1 8B", "NVIDIA H100 SXM", "21.3 GB", "1.7 h" and warning titles; the
     ids, codes and exact figures stay in the JSON (and on hover)."""
     cards = workload_cards_seed_examples()
     logged_in(client, learner)
@@ -229,7 +229,7 @@ def test_cards_and_compare_show_names_and_rounded_figures_not_codes(
         for code in ("mistral-7b", "target_users_do_not_fit", "weight_precision"):
             assert code not in visible, code
         assert not re.search(r"\d\.\d{5,}", visible)
-    assert "Mistral 7B v0.3" in listing
+    assert "Llama 3.1 8B" in listing
 
 
 @pytest.mark.parametrize("card", ["9223372036854775808", "-9223372036854775809", "0"])
