@@ -699,7 +699,9 @@ CLAIMS: list[Claim] = [
     (W8, "it costs a third\nmore, not several times more", lambda: 1.2 < calc(FULL_SAME, "cost_per_run_usd")() / calc(CARD_TRAIN, "cost_per_run_usd")() < 1.5),
     (Q2, "leaves little or no room for a KV cache", lambda: calculator(SEVENTY_B_TP + "&weight_precision=fp8")["max_active_users"] <= 1),
     (W7, "so the chat card needs four", lambda: calculator(V5E)["fits"] and not calculator(V5E.replace("tensor_parallel=4", "tensor_parallel=2"))["fits"]),
-    (W8, "And not a CPU server", lambda: not next(o for o in comparison(CARD_CHAT_PATHS)["options"] if o["accelerator"] == "cpu-server")["meets"]),
+    (W8, "And not the EPYC CPU server", lambda: not next(o for o in comparison(CARD_CHAT_PATHS)["options"] if o["accelerator"] == "cpu-server")["meets"]),
+    (W8, "A two-socket Xeon 6 server with AMX does meet the card", lambda: next(o for o in comparison(CARD_CHAT_PATHS)["options"] if o["accelerator"] == "cpu-xeon6-2s")["meets"]),
+    (W8, "Not one L4 at bf16: it holds 4 of the\n20 users, and the comparison rejects it on the time between tokens", lambda: next(o for o in comparison(CARD_CHAT_PATHS)["options"] if o["accelerator"] == "l4" and o["count"] == 1)["limiter"] == "bandwidth"),
     (W7, "far less than the", lambda: calculator(API_DAY)["api_cost_usd"] < H100_DAY()),
 ]  # fmt: skip
 
