@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -65,7 +66,29 @@ def peer_settings_save(
     settings.deadline = deadline
     settings.full_clean()
     settings.save()
+    if enabled:
+        _open_latest_plans(course=course, now=timezone.now())
     return settings
+
+
+def _open_latest_plans(*, course: Course, now: datetime) -> None:
+    """Open each learner's latest submitted version to peers (those submitted before the peer
+    step was turned on)."""
+    latest = (
+        CapstoneSubmission.objects.filter(course=course)
+        .exclude(Exists(PeerPlan.objects.filter(submission=OuterRef("pk"))))
+        .order_by("learner_id", "-version")
+        .distinct("learner_id")
+        .values_list("pk", "learner_id")
+    )
+    PeerPlan.objects.bulk_create(
+        (
+            PeerPlan(submission_id=pk, course=course, learner_id=learner, created_at=now)
+            for pk, learner in latest.iterator(chunk_size=2000)
+        ),
+        batch_size=2000,
+        ignore_conflicts=True,
+    )
 
 
 def peer_plan_open(*, submission: CapstoneSubmission, now: datetime, run_tag: str = "") -> PeerPlan:
@@ -239,8 +262,8 @@ def peer_assign(*, assessor: User, course: Course, now: datetime) -> PeerAssessm
     fewest assessors (oldest first among equals), never their own, never one they assessed.
     None when they have assessed their N or no plan is left for them.
 
-    At most five queries however many learners: the unfinished one, the settings, the count
-    of their assessments, the pick and the insert (with its counter update). The pick reads
+    Six queries however many learners: the unfinished one, the settings, the count of their
+    assessments, the pick, the insert and the counter's update. The pick reads
     the (course, state, assigned, id) index and locks the row with SKIP LOCKED, so two
     assessors asking at once take different plans; the unique (plan, slot) refuses an N+1th
     assessor should anything else race.
