@@ -29,9 +29,9 @@ BIAS_PRIOR_SD = 1.0
 RELIABILITY_ALPHA = 3.0
 RELIABILITY_BETA = 1.5
 ROUNDS = 25
-# Down-weighting, shown to instructors: a noise sd above 1.25 levels (reliability below 0.64)
+# Down-weighting, shown to instructors: a noise sd above 1 level (reliability below 1.0)
 # is an assessor answering near random on a 4-level scale; a bias beyond 1.5 levels is extreme.
-UNRELIABLE_BELOW = 0.64
+UNRELIABLE_BELOW = 1.0
 EXTREME_BIAS = 1.5
 # A failed calibration keeps a quarter of the assessor's weight until their answers prove them.
 FAILED_CALIBRATION_WEIGHT = 0.25
