@@ -90,7 +90,7 @@ def test_the_model_beats_the_median_on_the_done_when_mix(seed: int) -> None:
 def test_random_assessors_are_down_weighted_and_shown_why(seed: int) -> None:
     plans = 60
     kinds = ["random" if i % 6 == 0 else "honest" for i in range(plans)]
-    truth, observations, calibration = cohort(seed, plans, kinds)
+    _truth, observations, calibration = cohort(seed, plans, kinds)
     fit = peer_fit(observations, calibration, top_level=dict.fromkeys(range(CRITERIA), TOP))
     flagged = [a for a in range(plans) if fit.assessors[a].down_weighted]
     randoms = [a for a in range(plans) if kinds[a] == "random"]
@@ -100,7 +100,7 @@ def test_random_assessors_are_down_weighted_and_shown_why(seed: int) -> None:
 
 
 def test_a_failed_calibration_is_down_weighted() -> None:
-    truth, observations, calibration = cohort(1, 20, ["honest"] * 20)
+    _truth, observations, calibration = cohort(1, 20, ["honest"] * 20)
     fit = peer_fit(
         observations,
         calibration,
