@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
 from planner.capstone.forms import WorksheetForm
+from planner.capstone.peer_selectors import peer_settings_of
 from planner.capstone.selectors import (
     capstone_courses_for,
     capstone_overview_for,
@@ -152,5 +153,6 @@ def submission_detail(request: AuthenticatedHttpRequest, submission_id: int) -> 
         "check": submission.check_result,
         "grade": grade,
         "scores": list(grade.scores.all()) if grade else [],
+        "peer_settings": peer_settings_of(course=submission.course),
     }
     return render(request, "planner/capstone/submission.html", context)

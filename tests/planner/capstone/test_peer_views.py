@@ -144,3 +144,39 @@ def test_instructor_settings_and_the_flagged_plan_in_the_queue(client) -> None: 
     other = InstructorFactory()
     client.force_login(other)
     assert client.get(url).status_code == 404
+
+
+def test_the_submitted_version_links_to_the_peer_step(client) -> None:  # type: ignore[no-untyped-def]
+    course = peer_course()
+    [learner] = learners_with_plans(course, 1)
+    client.force_login(learner)
+    page = client.get(reverse("capstone:submission", args=[plan_of(learner, course).submission_id]))
+    assert reverse("capstone:peer", kwargs={"course_slug": course.slug}) in page.content.decode()
+
+
+def test_staff_add_calibration_examples_and_peer_settings_in_the_admin(client) -> None:  # type: ignore[no-untyped-def]
+    from accounts.models import User
+    from planner.capstone.peer_models import CalibrationExample
+
+    course = peer_course()
+    client.force_login(User.objects.create_superuser(email="admin@example.com", password="x"))
+    memory = Criterion.objects.get(rubric__course=course, key="memory")
+    operability = Criterion.objects.get(rubric__course=course, key="operability")
+    base = {
+        "course": course.pk,
+        "title": "A plan that fits on paper",
+        "plan": "7B at fp16 on a 16 GB GPU.",
+        "position": "0",
+        "staff_levels-TOTAL_FORMS": "1",
+        "staff_levels-INITIAL_FORMS": "0",
+        "staff_levels-0-criterion": memory.pk,
+        "staff_levels-0-why": "Weights alone fill the card.",
+    }
+    wrong = {**base, "staff_levels-0-level": operability.levels.first().pk}
+    refused = client.post(reverse("admin:planner_calibrationexample_add"), wrong)
+    assert refused.status_code == 200 and not CalibrationExample.objects.exists()
+    right = {**base, "staff_levels-0-level": memory.levels.get(key="missing").pk}
+    assert client.post(reverse("admin:planner_calibrationexample_add"), right).status_code == 302
+    assert CalibrationExample.objects.get().staff_levels.get().why == "Weights alone fill the card."
+    for name in ("peersettings", "peerplan", "calibrationexample"):
+        assert client.get(reverse(f"admin:planner_{name}_changelist")).status_code == 200
