@@ -244,38 +244,28 @@ def calibration_submit(
 # Assignment ------------------------------------------------------------------------------
 
 
-def _open_assignment(*, assessor: User, course: Course) -> PeerAssessment | None:
-    return (
-        PeerAssessment.objects.filter(
-            assessor=assessor,
-            course=course,
-            kind=PeerAssessment.Kind.PEER,
-            completed_at__isnull=True,
-        )
-        .select_related("plan__submission")
-        .first()
-    )
-
-
 def peer_assign(*, assessor: User, course: Course, now: datetime) -> PeerAssessment | None:
     """The assessor's next plan to assess: their unfinished one, else the open plan with the
     fewest assessors (oldest first among equals), never their own, never one they assessed.
     None when they have assessed their N or no plan is left for them.
 
-    Six queries however many learners: the unfinished one, the settings, the count of their
-    assessments, the pick, the insert and the counter's update. The pick reads
+    Five statements however many learners: the assessor's own peer assessments in the course
+    (at most N rows: the unfinished one and the count), the settings, the pick, the insert and
+    the counter's update. The pick reads
     the (course, state, assigned, id) index and locks the row with SKIP LOCKED, so two
     assessors asking at once take different plans; the unique (plan, slot) refuses an N+1th
     assessor should anything else race.
     """
-    current = _open_assignment(assessor=assessor, course=course)
+    mine = list(
+        PeerAssessment.objects.filter(
+            assessor=assessor, course=course, kind=PeerAssessment.Kind.PEER
+        ).select_related("plan__submission")
+    )
+    current = next((a for a in mine if a.completed_at is None), None)
     if current is not None:
         return current
     settings = peer_settings_for(course=course)
-    done = PeerAssessment.objects.filter(
-        assessor=assessor, course=course, kind=PeerAssessment.Kind.PEER
-    ).count()
-    if done >= settings.assessors_per_plan:
+    if len(mine) >= settings.assessors_per_plan:
         return None
     seen = PeerAssessment.objects.filter(assessor=assessor, plan=OuterRef("pk"))
     with transaction.atomic():

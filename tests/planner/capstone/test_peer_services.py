@@ -129,7 +129,7 @@ def test_assignment_costs_the_same_queries_however_many_plans():
     more = learners_with_plans(course, 12)
     with CaptureQueriesContext(connection) as many:
         peer_assign(assessor=more[0], course=course, now=timezone.now())
-    assert _statements(many) == _statements(few) == 6
+    assert _statements(many) == _statements(few) == 5
 
 
 def _statements(captured: CaptureQueriesContext) -> int:
