@@ -147,6 +147,8 @@ class PeerAssessment(models.Model):
     # A peer assessment's slot on its plan (1..N): the unique (plan, slot) refuses an N+1th.
     slot = models.PositiveSmallIntegerField(null=True, blank=True)
     attempt = models.PositiveSmallIntegerField(default=1)
+    # A calibration attempt's outcome: within one level of the staff on every criterion.
+    calibration_passed = models.BooleanField(null=True, blank=True)
     comment = models.TextField(_("overall comment"), blank=True, max_length=4000)
     assigned_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)

@@ -172,12 +172,12 @@ def calibration_state(*, learner: User, course: Course) -> CalibrationState:
     attempts = list(
         PeerAssessment.objects.filter(
             assessor=learner, course=course, kind=PeerAssessment.Kind.CALIBRATION
-        ).values_list("comment", flat=True)
+        ).values_list("calibration_passed", flat=True)
     )
     return CalibrationState(
         attempts=len(attempts),
         attempts_allowed=settings.calibration_attempts,
-        passed="passed" in attempts,
+        passed=any(attempts),
     )
 
 
@@ -201,8 +201,6 @@ def calibration_submit(
     """Record one calibration attempt and return the staff level and why beside each of the
     learner's; the attempt passes when every criterion is within one level."""
     with transaction.atomic():
-        # The learner's settings row serialises two tabs submitting at once.
-        PeerSettings.objects.select_for_update().get(pk=peer_settings_for(course=course).pk)
         expected = calibration_example_next(learner=learner, course=course)
         if expected is None:
             raise PeerStepRefused(_("Your calibration is finished."))
@@ -224,17 +222,22 @@ def calibration_submit(
             feedback.append(CalibrationFeedback(criterion, level, s.level, s.why, gap <= 1))
         passed = all(f.within_one for f in feedback)
         state = calibration_state(learner=learner, course=course)
-        assessment = PeerAssessment.objects.create(
-            assessor=learner,
-            course=course,
-            kind=PeerAssessment.Kind.CALIBRATION,
-            example=expected,
-            attempt=state.attempts + 1,
-            # The outcome, so calibration_state reads one column.
-            comment="passed" if passed else "missed",
-            assigned_at=now,
-            completed_at=now,
-        )
+        try:
+            # Two tabs submitting the same attempt at once: the unique (assessor, course,
+            # attempt) lets one in.
+            with transaction.atomic():
+                assessment = PeerAssessment.objects.create(
+                    assessor=learner,
+                    course=course,
+                    kind=PeerAssessment.Kind.CALIBRATION,
+                    example=expected,
+                    attempt=state.attempts + 1,
+                    calibration_passed=passed,
+                    assigned_at=now,
+                    completed_at=now,
+                )
+        except IntegrityError as exc:
+            raise PeerStepRefused(_("That attempt is already recorded; reload the page.")) from exc
         PeerScore.objects.bulk_create(
             PeerScore(assessment=assessment, criterion=c, level=lv) for c, lv, _x in checked
         )
@@ -391,7 +394,7 @@ def course_observations(*, course_id: int) -> CourseObservations:
     }
     observations: list[peer_model.Observation] = []
     calibration: list[peer_model.CalibrationObservation] = []
-    attempts: dict[int, list[str]] = {}
+    attempts: dict[int, list[bool]] = {}
     rows = (
         PeerScore.objects.filter(
             assessment__course_id=course_id,
@@ -403,7 +406,7 @@ def course_observations(*, course_id: int) -> CourseObservations:
             "assessment__kind",
             "assessment__plan_id",
             "assessment__example_id",
-            "assessment__comment",
+            "assessment__calibration_passed",
             "assessment_id",
             "criterion_id",
             "level_id",
@@ -422,12 +425,10 @@ def course_observations(*, course_id: int) -> CourseObservations:
             )
             if assessment not in seen_attempts:
                 seen_attempts.add(assessment)
-                attempts.setdefault(assessor, []).append(outcome)
+                attempts.setdefault(assessor, []).append(bool(outcome))
     allowed = peer_settings_for(course=Course.objects.get(pk=course_id)).calibration_attempts
     failed = frozenset(
-        a
-        for a, outcomes in attempts.items()
-        if "passed" not in outcomes and len(outcomes) >= allowed
+        a for a, outcomes in attempts.items() if not any(outcomes) and len(outcomes) >= allowed
     )
     return CourseObservations(
         observations=observations,
@@ -449,6 +450,11 @@ def peer_plans_grade(*, course: Course, now: datetime) -> list[int]:
     peers disagree by more than a level, or a check error every peer passed). Emails each
     learner graded by peers, once. Returns the plans decided."""
     settings = peer_settings_for(course=course)
+    ready = PeerPlan.objects.filter(
+        course=course, state=PeerPlan.State.OPEN, completed__gte=settings.assessors_per_plan
+    ).select_related("submission__course", "submission__learner")
+    if not ready.exists():
+        return []
     data = course_observations(course_id=course.pk)
     fit = peer_model.peer_fit(
         data.observations,
@@ -456,22 +462,24 @@ def peer_plans_grade(*, course: Course, now: datetime) -> list[int]:
         top_level=data.top_level,
         failed_calibration=data.failed_calibration,
     )
-    spread = peer_model.disagreements(data.observations, fit)
+    spread: dict[int, list[tuple[int, float]]] = {}
+    for (p, c), gap in sorted(peer_model.disagreements(data.observations, fit).items()):
+        spread.setdefault(p, []).append((c, gap))
+    grades: dict[int, list[tuple[int, peer_model.CriterionGrade]]] = {}
+    for (p, c), g in fit.grades.items():
+        grades.setdefault(p, []).append((c, g))
     by_plan: dict[int, list[peer_model.Observation]] = {}
     for o in data.observations:
         by_plan.setdefault(o.plan, []).append(o)
     decided = []
-    ready = PeerPlan.objects.filter(
-        course=course, state=PeerPlan.State.OPEN, completed__gte=settings.assessors_per_plan
-    ).select_related("submission__course", "submission__learner")
     criteria = {c.pk: c for c in Criterion.objects.filter(rubric__course=course)}
     for plan in ready.iterator(chunk_size=500):
         observations = by_plan.get(plan.pk, [])
         flags = [
             _("Peers disagree by %(spread)s levels on %(criterion)s.")
             % {"spread": int(gap), "criterion": criteria[c]}
-            for (p, c), gap in sorted(spread.items())
-            if p == plan.pk and c in criteria
+            for c, gap in spread.get(plan.pk, [])
+            if c in criteria
         ]
         errors = _check_errors(plan.submission)
         if errors and all(o.level > 0 for o in observations):
@@ -490,8 +498,8 @@ def peer_plans_grade(*, course: Course, now: datetime) -> list[int]:
                     "sd": round(g.sd, 3),
                     "confidence": g.confidence,
                 }
-                for (p, c), g in fit.grades.items()
-                if p == plan.pk and c in data.level_ids
+                for c, g in grades.get(plan.pk, [])
+                if c in data.level_ids
             },
             "assessors": {
                 str(a): {

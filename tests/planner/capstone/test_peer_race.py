@@ -68,3 +68,38 @@ def test_many_learners_at_once_fill_every_plan_to_n_and_no_further() -> None:
         assert plan.learner_id not in set(
             PeerAssessment.objects.filter(plan=plan).values_list("assessor_id", flat=True)
         )
+
+
+def test_two_tabs_submitting_one_calibration_attempt_record_it_once() -> None:
+    from planner.capstone.peer_services import PeerStepRefused, calibration_submit
+    from tests.planner.capstone.peer_helpers import calibration_example, choices
+
+    course = peer_course(attempts=3)
+    example = calibration_example(course, "strong")
+    [learner] = learners_with_plans(course, 1)
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def submit() -> None:
+        try:
+            barrier.wait(timeout=10)
+            calibration_submit(
+                learner=learner,
+                course=course,
+                example_id=example.pk,
+                choices=choices(course, "missing"),
+                now=timezone.now(),
+            )
+            outcomes.append("recorded")
+        except PeerStepRefused:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=submit) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(outcomes) == ["recorded", "refused"]
+    assert PeerAssessment.objects.filter(assessor=learner, kind="calibration").count() == 1
