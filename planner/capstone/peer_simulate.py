@@ -219,6 +219,17 @@ def _figures(cohort: dict[str, Any], timings: list[float]) -> dict[str, Any]:
             model_errors.append(abs(grade["level"] - true_level))
             median = medians[(plan.pk, int(criterion_id))]
             median_errors.append(abs(round(median) - true_level))
+    reasons = {"disagreement": 0, "check_error_passed": 0, "short_at_deadline": 0}
+    for plan in plans:
+        for flag in plan.result.get("flags", []):
+            key = (
+                "disagreement"
+                if "disagree" in flag
+                else "check_error_passed"
+                if "automatic check" in flag
+                else "short_at_deadline"
+            )
+            reasons[key] += 1
     graded = sum(p.state == PeerPlan.State.GRADED for p in plans)
     flagged = sum(p.state == PeerPlan.State.FLAGGED for p in plans)
     return {
@@ -226,6 +237,7 @@ def _figures(cohort: dict[str, Any], timings: list[float]) -> dict[str, Any]:
         "graded_by_peers": graded,
         "flagged_for_staff": flagged,
         "undecided": len(plans) - graded - flagged,
+        "flags_by_reason": reasons,
         "criterion_grades": len(model_errors),
         "within_one_level_share": round(
             statistics.fmean(e <= 1 for e in model_errors) if model_errors else 0.0, 4
