@@ -259,7 +259,9 @@ def peer_simulate(args: SimulationArgs) -> dict[str, Any]:
     try:
         with transaction.atomic():
             cohort = _cohort(args, rng, tag, now)
-            for submission in CapstoneSubmission.objects.filter(course=cohort["course"]):
+            for submission in CapstoneSubmission.objects.filter(course=cohort["course"]).order_by(
+                "pk"
+            ):
                 peer_plan_open(submission=submission, now=now, run_tag=tag)
             _calibrate(cohort, rng, now)
             timings = _assess(cohort, args, rng, now)

@@ -80,3 +80,13 @@ def test_bad_flags_exit_2_with_one_line(flags: list[str], named: str) -> None:
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and named in lines[0]
+
+
+def test_a_seed_gives_the_same_figures_twice(capsys) -> None:  # type: ignore[no-untyped-def]
+    runs = []
+    for _run in range(2):
+        call_command("capstone", "peer_simulate", "--plans", "30", "--seed", "3", "--json")
+        figures = json.loads(capsys.readouterr().out)
+        figures.pop("assignment_ms_p95")
+        runs.append(figures)
+    assert runs[0] == runs[1]
