@@ -138,8 +138,8 @@ def _run(learners: int, runs: int) -> None:
     from django.utils import timezone
 
     from accounts.models import User
+    from planner.capstone.peer_assignment import peer_assign
     from planner.capstone.peer_models import PeerPlan
-    from planner.capstone.peer_services import peer_assign
 
     rng = random.Random(41)
     course, owing = _seed(learners, rng)

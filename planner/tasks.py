@@ -32,6 +32,6 @@ def capstone_emails_sweep_task() -> int:
 @shared_task(name="planner.tasks.peer_grading_run", queue="heavy", ignore_result=True)
 def peer_grading_run() -> int:
     """Beat's peer step for every course with it on: grade, flag the late, remind."""
-    from planner.capstone.peer_services import peer_courses_run  # services import the outbox
+    from planner.capstone.peer_grading import peer_courses_run  # it imports the outbox
 
     return peer_courses_run(now=timezone.now())

@@ -17,7 +17,9 @@ from planner.capstone.peer_models import (
     PeerPlan,
     PeerSettings,
 )
-from planner.capstone.peer_services import peer_settings_save
+from planner.capstone.peer_services import (
+    peer_settings_save,
+)
 
 
 class StaffLevelForm(forms.ModelForm[CalibrationStaffLevel]):

@@ -21,6 +21,19 @@ from django.utils import timezone
 from accounts.models import User
 from courses.models import Course
 from planner.capstone import peer_model
+from planner.capstone.peer_assignment import (
+    peer_assessment_submit,
+    peer_assign,
+)
+from planner.capstone.peer_calibration import (
+    calibration_example_next,
+    calibration_submit,
+)
+from planner.capstone.peer_grading import (
+    course_observations,
+    peer_deadline_sweep,
+    peer_plans_grade,
+)
 from planner.capstone.peer_models import (
     CalibrationExample,
     CalibrationStaffLevel,
@@ -29,14 +42,7 @@ from planner.capstone.peer_models import (
 )
 from planner.capstone.peer_services import (
     LevelChoice,
-    calibration_example_next,
-    calibration_submit,
-    course_observations,
-    peer_assessment_submit,
-    peer_assign,
-    peer_deadline_sweep,
     peer_plan_open,
-    peer_plans_grade,
 )
 from planner.models import (
     CapstoneSubmission,

@@ -16,7 +16,17 @@ from accounts.decorators import instructor_required
 from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
 from courses.selectors import courses_taught_only
-from planner.capstone.peer_forms import PeerSettingsForm
+from planner.capstone.peer_assignment import (
+    peer_assessment_submit,
+    peer_assign,
+    self_assessment_submit,
+)
+from planner.capstone.peer_calibration import (
+    calibration_example_next,
+    calibration_state,
+    calibration_submit,
+)
+from planner.capstone.peer_forms import ID_DIGITS, PeerSettingsForm, level_choices_posted
 from planner.capstone.peer_models import PeerAssessment
 from planner.capstone.peer_selectors import (
     assessment_for_assessor,
@@ -32,49 +42,18 @@ from planner.capstone.peer_selectors import (
 )
 from planner.capstone.peer_services import (
     COMMENT_MAX,
-    LevelChoice,
     PeerStepRefused,
-    calibration_example_next,
-    calibration_state,
-    calibration_submit,
-    peer_assessment_submit,
-    peer_assign,
     peer_settings_for,
     peer_settings_save,
-    self_assessment_submit,
 )
 from planner.capstone.selectors import (
     capstone_courses_for,
     submission_content_sections,
     submissions_for_learner,
 )
-from planner.models import Criterion
 
 PEER_TEMPLATE = "planner/capstone/peer.html"
 ASSESS_TEMPLATE = "planner/capstone/peer_assess.html"
-# A level id is a database id: at most 19 digits.
-_ID_DIGITS = 19
-
-
-def _posted_choices(
-    request: AuthenticatedHttpRequest, criteria: list[Criterion]
-) -> tuple[list[LevelChoice], dict[int, str]]:
-    """Each criterion's chosen level and comment from the form; the errors by criterion id."""
-    choices: list[LevelChoice] = []
-    errors: dict[int, str] = {}
-    for criterion in criteria:
-        raw = request.POST.get(f"level_{criterion.pk}", "")
-        comment = request.POST.get(f"comment_{criterion.pk}", "")
-        if not raw.isdigit() or len(raw) > _ID_DIGITS:
-            errors[criterion.pk] = _("Choose a level.")
-            continue
-        if len(comment) > COMMENT_MAX:
-            errors[criterion.pk] = _("The comment is longer than %(max)s characters.") % {
-                "max": COMMENT_MAX
-            }
-            continue
-        choices.append(LevelChoice(criterion.pk, int(raw), comment))
-    return choices, errors
 
 
 def _course(request: AuthenticatedHttpRequest, course_slug: str) -> Course:
@@ -128,8 +107,8 @@ def peer_calibrate(request: AuthenticatedHttpRequest, course_slug: str) -> HttpR
     course = _course(request, course_slug)
     example_id = request.POST.get("example", "")
     criteria = rubric_criteria(course=course)
-    choices, errors = _posted_choices(request, criteria)
-    if not example_id.isdigit() or len(example_id) > _ID_DIGITS:
+    choices, errors = level_choices_posted(request.POST, criteria)
+    if not example_id.isdigit() or len(example_id) > ID_DIGITS:
         messages.error(request, _("example: reload the page and score the example shown."))
         return _peer_page(request, course, status=400)
     if errors:
@@ -215,7 +194,7 @@ def peer_assessment_save(request: AuthenticatedHttpRequest, assessment_id: int) 
         assessment_for_assessor(assessor=request.user, assessment_id=assessment_id)
     )
     criteria = rubric_criteria(course=assessment.course)
-    choices, errors = _posted_choices(request, criteria)
+    choices, errors = level_choices_posted(request.POST, criteria)
     comment = request.POST.get("comment", "")
     if len(comment) > COMMENT_MAX:
         messages.error(request, _("comment: at most %(max)s characters.") % {"max": COMMENT_MAX})
@@ -248,7 +227,7 @@ def peer_self(request: AuthenticatedHttpRequest, course_slug: str) -> HttpRespon
     plan = peer_plan_for(submission=submission) if submission else None
     if plan is None:
         raise Http404
-    choices, errors = _posted_choices(request, rubric_criteria(course=course))
+    choices, errors = level_choices_posted(request.POST, rubric_criteria(course=course))
     comment = request.POST.get("comment", "")[: COMMENT_MAX + 1]
     if errors or len(comment) > COMMENT_MAX:
         return _peer_page(request, course, errors=errors, status=400)

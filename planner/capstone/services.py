@@ -17,7 +17,9 @@ from courses.models import Course
 from planner.capstone.check import plan_check, plan_estimate
 from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
 from planner.capstone.peer_models import PeerSettings
-from planner.capstone.peer_services import peer_plan_open
+from planner.capstone.peer_services import (
+    peer_plan_open,
+)
 from planner.measured.runs import MeasuredAttachError, measured_for_link
 from planner.models import (
     WORKSHEET_FIELDS,

@@ -10,12 +10,16 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from planner.capstone.peer_models import PeerPlan
-from planner.capstone.peer_services import (
+from planner.capstone.peer_assignment import (
     peer_assessment_submit,
     peer_assign,
+)
+from planner.capstone.peer_grading import (
     peer_deadline_sweep,
     peer_plans_grade,
+)
+from planner.capstone.peer_models import PeerPlan
+from planner.capstone.peer_services import (
     peer_settings_save,
 )
 from planner.models import Grade

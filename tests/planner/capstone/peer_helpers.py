@@ -8,7 +8,10 @@ from datetime import datetime
 from accounts.models import User
 from courses.models import Course
 from planner.capstone.peer_models import CalibrationExample, CalibrationStaffLevel, PeerPlan
-from planner.capstone.peer_services import LevelChoice, peer_settings_save
+from planner.capstone.peer_services import (
+    LevelChoice,
+    peer_settings_save,
+)
 from planner.models import Criterion
 from tests.factories import UserFactory
 from tests.planner.factories import course_taught_by, submission_for

@@ -9,8 +9,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from planner.capstone.peer_assignment import (
+    peer_assign,
+)
 from planner.capstone.peer_models import PeerAssessment, PeerPlan
-from planner.capstone.peer_services import peer_assign
 from tests.planner.capstone.peer_helpers import learners_with_plans, peer_course
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -71,7 +73,12 @@ def test_many_learners_at_once_fill_every_plan_to_n_and_no_further() -> None:
 
 
 def test_two_tabs_submitting_one_calibration_attempt_record_it_once() -> None:
-    from planner.capstone.peer_services import PeerStepRefused, calibration_submit
+    from planner.capstone.peer_calibration import (
+        calibration_submit,
+    )
+    from planner.capstone.peer_services import (
+        PeerStepRefused,
+    )
     from tests.planner.capstone.peer_helpers import calibration_example, choices
 
     course = peer_course(attempts=3)

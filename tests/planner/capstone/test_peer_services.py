@@ -14,19 +14,27 @@ from django.utils import timezone
 
 from planner.capstone.grade_email import capstone_email_send
 from planner.capstone.outbox import CapstoneEmail
-from planner.capstone.peer_models import PeerAssessment, PeerPlan
-from planner.capstone.peer_services import (
-    PeerStepRefused,
+from planner.capstone.peer_assignment import (
+    peer_assessment_submit,
+    peer_assign,
+    self_assessment_submit,
+)
+from planner.capstone.peer_calibration import (
     calibration_example_next,
     calibration_state,
     calibration_submit,
-    peer_assessment_submit,
-    peer_assign,
+)
+from planner.capstone.peer_grading import (
     peer_courses_run,
     peer_deadline_sweep,
     peer_plans_grade,
+)
+from planner.capstone.peer_models import PeerAssessment, PeerPlan
+from planner.capstone.peer_reminders import (
     peer_waiting_emails,
-    self_assessment_submit,
+)
+from planner.capstone.peer_services import (
+    PeerStepRefused,
 )
 from tests.planner.capstone.peer_helpers import (
     calibration_example,

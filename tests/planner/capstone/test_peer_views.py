@@ -8,13 +8,15 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from planner.capstone.peer_models import PeerAssessment, PeerPlan
-from planner.capstone.peer_services import (
+from planner.capstone.peer_assignment import (
     peer_assessment_submit,
     peer_assign,
+)
+from planner.capstone.peer_grading import (
     peer_deadline_sweep,
     peer_plans_grade,
 )
+from planner.capstone.peer_models import PeerAssessment, PeerPlan
 from planner.models import Criterion
 from tests.factories import InstructorFactory
 from tests.planner.capstone.peer_helpers import (
