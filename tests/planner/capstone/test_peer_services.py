@@ -176,7 +176,11 @@ def test_agreeing_peers_grade_the_plan_and_the_learner_is_emailed_once(
     assert levels == {1}
     emails = CapstoneEmail.objects.filter(kind=CapstoneEmail.Kind.PEER_GRADED)
     assert emails.count() == 4
-    assert len([m for m in mail.outbox if "graded by your peers" in m.subject]) == 4
+    graded_mail = [m for m in mail.outbox if "graded by your peers" in m.subject]
+    assert len(graded_mail) == 4
+    plan = plan_of(learners[0], course)
+    mine = next(m for m in graded_mail if m.to == [learners[0].email])
+    assert f"/capstone/submissions/{plan.submission_id}/peer/" in mine.body
     # A second send of a sent row sends nothing.
     assert capstone_email_send(email_id=emails.first().pk, now=timezone.now()) is None
     assert len(mail.outbox) == 4

@@ -90,3 +90,27 @@ def test_a_seed_gives_the_same_figures_twice(capsys) -> None:  # type: ignore[no
         figures.pop("assignment_ms_p95")
         runs.append(figures)
     assert runs[0] == runs[1]
+
+
+def test_the_done_when_holds_at_300_plans(capsys) -> None:  # type: ignore[no-untyped-def]
+    """300 plans, 3 assessors each, 20 % biased by a level, 10 % at random: every plan graded
+    or flagged, the model's error below the plain median's, 90 % within a level."""
+    call_command(
+        "capstone",
+        "peer_simulate",
+        "--plans",
+        "300",
+        "--assessors-per-plan",
+        "3",
+        "--biased",
+        "0.2",
+        "--random",
+        "0.1",
+        "--seed",
+        "1",
+        "--json",
+    )
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["graded_by_peers"] + figures["flagged_for_staff"] == figures["plans"] == 300
+    assert figures["mae_levels_model"] < figures["mae_levels_median"]
+    assert figures["within_one_level_share"] >= 0.9

@@ -182,3 +182,39 @@ def test_staff_add_calibration_examples_and_peer_settings_in_the_admin(client) -
     assert CalibrationExample.objects.get().staff_levels.get().why == "Weights alone fill the card."
     for name in ("peersettings", "peerplan", "calibrationexample"):
         assert client.get(reverse(f"admin:planner_{name}_changelist")).status_code == 200
+
+
+def test_an_instructors_released_grade_overrides_the_peer_grade(client) -> None:  # type: ignore[no-untyped-def]
+    from planner.capstone.grading import ScoreInput, grade_release, submission_claim
+
+    course = peer_course()
+    instructor = course.enrollments.get(role="instructor").user
+    learners = learners_with_plans(course, 4)
+    now = timezone.now()
+    for _round in range(3):
+        for learner in learners:
+            a = peer_assign(assessor=learner, course=course, now=now)
+            if a:
+                peer_assessment_submit(
+                    assessor=learner,
+                    assessment_id=a.pk,
+                    choices=choices(course, "strong"),
+                    comment="",
+                    now=now,
+                )
+    peer_plans_grade(course=course, now=now)
+    plan = plan_of(learners[0], course)
+    submission_claim(grader=instructor, submission_id=plan.submission_id, now=now)
+    grade_release(
+        grader=instructor,
+        submission_id=plan.submission_id,
+        now=now,
+        scores=[
+            ScoreInput(c.pk, c.levels.get(key="partial").pk)
+            for c in Criterion.objects.filter(rubric__course=course)
+        ],
+        overall_feedback="Staff grade.",
+    )
+    client.force_login(learners[0])
+    page = client.get(reverse("capstone:peer_grade", args=[plan.submission_id])).content.decode()
+    assert "their grade replaces your peers" in page
