@@ -218,3 +218,15 @@ def test_an_instructors_released_grade_overrides_the_peer_grade(client) -> None:
     client.force_login(learners[0])
     page = client.get(reverse("capstone:peer_grade", args=[plan.submission_id])).content.decode()
     assert "their grade replaces your peers" in page
+
+
+def test_a_learner_assesses_their_own_plan_once(client) -> None:  # type: ignore[no-untyped-def]
+    course = peer_course()
+    [learner] = learners_with_plans(course, 1)
+    client.force_login(learner)
+    url = reverse("capstone:peer_self", kwargs={"course_slug": course.slug})
+    assert client.post(url, {**level_post(course, "strong"), "comment": "Mine."}).status_code == 302
+    assert PeerAssessment.objects.filter(assessor=learner, kind="self").count() == 1
+    again = client.post(url, level_post(course, "missing"), follow=True)
+    assert "already assessed your own plan" in again.content.decode()
+    assert PeerAssessment.objects.filter(assessor=learner, kind="self").count() == 1
