@@ -3,7 +3,7 @@ own, never one twice), assesses it, and may assess their own plan."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -65,21 +65,41 @@ def peer_assign(*, assessor: User, course: Course, now: datetime) -> PeerAssessm
         )
         if plan is None:
             return None
-        try:
-            with transaction.atomic():
-                assessment = PeerAssessment.objects.create(
-                    assessor=assessor,
-                    course=course,
-                    kind=PeerAssessment.Kind.PEER,
-                    plan=plan,
-                    slot=plan.assigned + 1,
-                    assigned_at=now,
-                )
-        except IntegrityError:
+        assessment = _slot_take(plan=plan, assessor=assessor, now=now)
+        if assessment is None:
             return None
         PeerPlan.objects.filter(pk=plan.pk).update(assigned=F("assigned") + 1)
         assessment.plan = plan
         return assessment
+
+
+def _slot_take(*, plan: PeerPlan, assessor: User, now: datetime) -> PeerAssessment | None:
+    """Insert the assessment in the next slot; after an expiry left a hole, in the lowest free
+    one. Called under the plan's row lock, where `assigned` counts the plan's rows."""
+    slots = [plan.assigned + 1]
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                return PeerAssessment.objects.create(
+                    assessor=assessor,
+                    course_id=plan.course_id,
+                    kind=PeerAssessment.Kind.PEER,
+                    plan=plan,
+                    slot=slots[0],
+                    assigned_at=now,
+                )
+        except IntegrityError:
+            if attempt:
+                return None
+            used = set(
+                PeerAssessment.objects.filter(plan=plan, kind=PeerAssessment.Kind.PEER)
+                .exclude(slot=None)
+                .values_list("slot", flat=True)
+            )
+            slots = [n for n in range(1, plan.assigned + 2) if n not in used]
+            if not slots:
+                return None
+    return None
 
 
 def _assessment_save(
@@ -146,3 +166,38 @@ def self_assessment_submit(
         except IntegrityError as exc:
             raise PeerStepRefused(_("You have already assessed your own plan.")) from exc
         return _assessment_save(assessment=assessment, choices=choices, comment=comment, now=now)
+
+
+# A taken plan not assessed within this long is given back to the queue: Open edX ORA's peer
+# workflow leases a submission to an assessor for 8 hours (edx-ora2,
+# openassessment/assessment/models/peer.py, PeerWorkflow.TIME_LIMIT = timedelta(hours=8)).
+ASSIGNMENT_LEASE = timedelta(hours=8)
+
+
+def peer_assignments_expire(*, course: Course, now: datetime) -> int:
+    """Give back the plans taken and not assessed within ASSIGNMENT_LEASE, so an assessor who
+    walked away does not hold a slot until the deadline; the next assessor takes the freed
+    slot (_slot_take). Returns how many."""
+    expired = PeerAssessment.objects.filter(
+        course=course,
+        kind=PeerAssessment.Kind.PEER,
+        completed_at__isnull=True,
+        assigned_at__lt=now - ASSIGNMENT_LEASE,
+    ).values_list("pk", "plan_id")
+    count = 0
+    for assessment_id, plan_id in list(expired[:5000]):
+        with transaction.atomic():
+            # The assessment's row first, then the plan's: the order a submit takes them, so
+            # the two never deadlock; an assessment submitted meanwhile is no longer matched.
+            assessment = (
+                PeerAssessment.objects.select_for_update()
+                .filter(pk=assessment_id, completed_at__isnull=True)
+                .first()
+            )
+            if assessment is None:
+                continue
+            PeerPlan.objects.select_for_update().filter(pk=plan_id).first()
+            assessment.delete()
+            PeerPlan.objects.filter(pk=plan_id).update(assigned=F("assigned") - 1)
+            count += 1
+    return count

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from courses.models import Course
 from planner.capstone import peer_model
 from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
+from planner.capstone.peer_assignment import peer_assignments_expire
 from planner.capstone.peer_models import (
     CalibrationStaffLevel,
     PeerAssessment,
@@ -217,6 +218,7 @@ def peer_courses_run(*, now: datetime) -> int:
     decided = 0
     for settings in PeerSettings.objects.filter(enabled=True).select_related("course"):
         decided += len(peer_plans_grade(course=settings.course, now=now))
+        peer_assignments_expire(course=settings.course, now=now)
         decided += peer_deadline_sweep(course=settings.course, now=now)
         peer_waiting_emails(course=settings.course, now=now)
     return decided

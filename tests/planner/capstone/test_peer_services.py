@@ -270,3 +270,37 @@ def test_self_assessment_once_and_only_of_ones_own_plan():
         self_assessment_submit(
             learner=learners[1], plan=plan, choices=choices(course), comment="", now=now
         )
+
+
+def test_a_plan_taken_and_left_is_given_back_after_the_lease():
+    from planner.capstone.peer_assignment import ASSIGNMENT_LEASE, peer_assignments_expire
+
+    course = peer_course(assessors_per_plan=2)
+    learners = learners_with_plans(course, 4)
+    now = timezone.now()
+    target = plan_of(learners[3], course)
+    taken = []
+    for learner in learners[:3]:
+        # Each of the first three takes the target while it has room.
+        PeerPlan.objects.exclude(pk=target.pk).update(assigned=5)
+        a = peer_assign(assessor=learner, course=course, now=now)
+        taken.append(a)
+    assert [a.plan_id for a in taken[:2]] == [target.pk, target.pk] and taken[2] is None
+    # The first assessor walks away; the second finishes.
+    peer_assessment_submit(
+        assessor=learners[1],
+        assessment_id=taken[1].pk,
+        choices=choices(course),
+        comment="",
+        now=now,
+    )
+    assert peer_assignments_expire(course=course, now=now + ASSIGNMENT_LEASE / 2) == 0
+    assert peer_assignments_expire(course=course, now=now + ASSIGNMENT_LEASE * 2) == 1
+    target.refresh_from_db()
+    assert target.assigned == 1
+    # The freed slot goes to the next assessor; the plan still has at most two.
+    again = peer_assign(assessor=learners[2], course=course, now=now)
+    assert again is not None and again.plan_id == target.pk and again.slot == 1
+    assert PeerAssessment.objects.filter(plan=target, kind="peer").count() == 2
+    # The one who walked away finds their assessment gone.
+    assert not PeerAssessment.objects.filter(pk=taken[0].pk).exists()
