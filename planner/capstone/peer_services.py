@@ -36,8 +36,9 @@ class LevelChoice:
 
 
 def peer_settings_for(*, course: Course) -> PeerSettings:
-    settings, _created = PeerSettings.objects.get_or_create(course=course)
-    return settings
+    """The course's peer settings; the defaults (peer step off), unsaved, before any are set:
+    reading them writes nothing."""
+    return PeerSettings.objects.filter(course=course).first() or PeerSettings(course=course)
 
 
 def peer_settings_save(
@@ -48,7 +49,7 @@ def peer_settings_save(
     calibration_attempts: int,
     deadline: datetime | None,
 ) -> PeerSettings:
-    settings = peer_settings_for(course=course)
+    settings, _created = PeerSettings.objects.get_or_create(course=course)
     settings.enabled = enabled
     settings.assessors_per_plan = assessors_per_plan
     settings.calibration_attempts = calibration_attempts
