@@ -80,15 +80,19 @@ def calibration_submit(
     learner: User,
     course: Course,
     example_id: int,
+    attempt: int,
     choices: list[LevelChoice],
     now: datetime,
 ) -> list[CalibrationFeedback]:
-    """Record one calibration attempt and return the staff level and why beside each of the
-    learner's; the attempt passes when every criterion is within one level."""
+    """Record the learner's attempt number `attempt` (the one the page showed) and return the
+    staff level and why beside each of theirs; it passes when every criterion is within one
+    level. A form sent twice (a double click, two tabs) is refused the second time."""
     with transaction.atomic():
         expected = calibration_example_next(learner=learner, course=course)
         if expected is None:
             raise PeerStepRefused(_("Your calibration is finished."))
+        if attempt != calibration_state(learner=learner, course=course).attempts + 1:
+            raise PeerStepRefused(_("That attempt is already recorded; reload the page."))
         if expected.pk != example_id:
             raise PeerStepRefused(_("That example is not your next one; reload the page."))
         checked = checked_choices(course_id=course.pk, choices=choices)
@@ -106,7 +110,6 @@ def calibration_submit(
             gap = abs(levels.index(level) - levels.index(s.level))
             feedback.append(CalibrationFeedback(criterion, level, s.level, s.why, gap <= 1))
         passed = all(f.within_one for f in feedback)
-        state = calibration_state(learner=learner, course=course)
         try:
             # Two tabs submitting the same attempt at once: the unique (assessor, course,
             # attempt) lets one in.
@@ -116,7 +119,7 @@ def calibration_submit(
                     course=course,
                     kind=PeerAssessment.Kind.CALIBRATION,
                     example=expected,
-                    attempt=state.attempts + 1,
+                    attempt=attempt,
                     calibration_passed=passed,
                     assigned_at=now,
                     completed_at=now,

@@ -165,12 +165,15 @@ def _calibrate(cohort: dict[str, Any], rng: random.Random, now: datetime) -> Non
         for s in CalibrationStaffLevel.objects.filter(example__course=course)
     }
     for user, kind in zip(cohort["users"], cohort["kinds"], strict=True):
+        attempt = 0
         while (example := calibration_example_next(learner=user, course=course)) is not None:
+            attempt += 1
             truth = [levels.index(staff[(example.pk, c.pk)]) for c, levels in criteria]
             calibration_submit(
                 learner=user,
                 course=course,
                 example_id=example.pk,
+                attempt=attempt,
                 choices=_choices(rng, kind, truth, criteria),
                 now=now,
             )

@@ -52,6 +52,8 @@ from planner.capstone.selectors import (
     submissions_for_learner,
 )
 
+# Attempts are at most CALIBRATION_ATTEMPTS_MAX (10): two digits.
+ATTEMPT_DIGITS = 2
 PEER_TEMPLATE = "planner/capstone/peer.html"
 ASSESS_TEMPLATE = "planner/capstone/peer_assess.html"
 
@@ -106,10 +108,14 @@ def peer(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
 def peer_calibrate(request: AuthenticatedHttpRequest, course_slug: str) -> HttpResponse:
     course = _course(request, course_slug)
     example_id = request.POST.get("example", "")
+    attempt = request.POST.get("attempt", "")
     criteria = rubric_criteria(course=course)
     choices, errors = level_choices_posted(request.POST, criteria)
     if not example_id.isdigit() or len(example_id) > ID_DIGITS:
         messages.error(request, _("example: reload the page and score the example shown."))
+        return _peer_page(request, course, status=400)
+    if not attempt.isdigit() or len(attempt) > ATTEMPT_DIGITS:
+        messages.error(request, _("attempt: reload the page and score the example shown."))
         return _peer_page(request, course, status=400)
     if errors:
         return _peer_page(request, course, errors=errors, status=400)
@@ -118,6 +124,7 @@ def peer_calibrate(request: AuthenticatedHttpRequest, course_slug: str) -> HttpR
             learner=request.user,
             course=course,
             example_id=int(example_id),
+            attempt=int(attempt),
             choices=choices,
             now=timezone.now(),
         )

@@ -94,6 +94,7 @@ def test_two_tabs_submitting_one_calibration_attempt_record_it_once() -> None:
                 learner=learner,
                 course=course,
                 example_id=example.pk,
+                attempt=1,
                 choices=choices(course, "missing"),
                 now=timezone.now(),
             )

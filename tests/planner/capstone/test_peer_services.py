@@ -62,6 +62,7 @@ def test_calibration_shows_the_staff_level_and_passes_within_one_level():
         learner=learner,
         course=course,
         example_id=example.pk,
+        attempt=1,
         choices=choices(course, "strong"),
         now=now,
     )
@@ -74,11 +75,12 @@ def test_calibration_ends_failed_when_the_attempts_run_out():
     course = peer_course(attempts=2)
     example = calibration_example(course, "strong")
     [learner] = learners_with_plans(course, 1)
-    for _attempt in range(2):
+    for attempt in (1, 2):
         feedback = calibration_submit(
             learner=learner,
             course=course,
             example_id=example.pk,
+            attempt=attempt,
             choices=choices(course, "missing"),
             now=timezone.now(),
         )
@@ -90,6 +92,7 @@ def test_calibration_ends_failed_when_the_attempts_run_out():
             learner=learner,
             course=course,
             example_id=example.pk,
+            attempt=3,
             choices=choices(course, "missing"),
             now=timezone.now(),
         )

@@ -46,7 +46,7 @@ def test_calibration_then_assessing_a_peer(client) -> None:  # type: ignore[no-u
     assert example.title in page.content.decode()
     answer = client.post(
         reverse("capstone:peer_calibrate", kwargs={"course_slug": course.slug}),
-        {"example": example.pk, **level_post(course, "strong")},
+        {"example": example.pk, "attempt": "1", **level_post(course, "strong")},
         headers={"HX-Request": "true"},
     )
     body = answer.content.decode()
