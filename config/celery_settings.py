@@ -80,6 +80,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "schedule": env.float("OUTBOX_SWEEP_SECONDS", default=30.0),
         "options": {"queue": "default", "expires": 25},
     },
+    # Peer assessment: plans with their N assessments graded (one model fit per course and
+    # run, not per assessment), plans past the deadline flagged, "a plan waits for you" emails.
+    "peer-grading": {
+        "task": "planner.tasks.peer_grading_run",
+        "schedule": env.float("PEER_GRADING_SECONDS", default=300.0),
+        "options": {"queue": "heavy", "expires": 280},
+    },
     # Learnt FSRS parameters: candidates for grown scopes, adopted only when they score better.
     "parameters-nightly": {
         "task": "quizzes.tasks.parameters_nightly",

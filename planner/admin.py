@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planner.capstone import admin as capstone_admin
+from planner.capstone import peer_admin
 from planner.cards import admin as cards_admin
 
-__all__ = ["capstone_admin", "cards_admin"]
+__all__ = ["capstone_admin", "cards_admin", "peer_admin"]

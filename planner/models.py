@@ -19,6 +19,14 @@ from planner.capstone.models import (
     SubmissionImmutableError,
 )
 from planner.capstone.outbox import CapstoneEmail
+from planner.capstone.peer_models import (
+    CalibrationExample,
+    CalibrationStaffLevel,
+    PeerAssessment,
+    PeerPlan,
+    PeerScore,
+    PeerSettings,
+)
 from planner.capstone.worksheet_fields import (
     WORKSHEET_FIELDS,
     WORKSHEET_NUMBER_FIELDS,
@@ -32,6 +40,8 @@ __all__ = [
     "WORKSHEET_NUMBER_FIELDS",
     "WORKSHEET_SECTIONS",
     "WORKSHEET_TEXT_FIELDS",
+    "CalibrationExample",
+    "CalibrationStaffLevel",
     "CapstoneEmail",
     "CapstoneSubmission",
     "CapstoneWorksheet",
@@ -41,6 +51,10 @@ __all__ = [
     "GradeChange",
     "GradingClaim",
     "Level",
+    "PeerAssessment",
+    "PeerPlan",
+    "PeerScore",
+    "PeerSettings",
     "Rubric",
     "SubmissionImmutableError",
     "WorkloadCard",

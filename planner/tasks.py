@@ -27,3 +27,11 @@ def capstone_email_send(email_id: int) -> str | None:
 def capstone_emails_sweep_task() -> int:
     """Beat's frequent sweep of the capstone email outbox."""
     return len(capstone_emails_sweep(now=timezone.now()))
+
+
+@shared_task(name="planner.tasks.peer_grading_run", queue="heavy", ignore_result=True)
+def peer_grading_run() -> int:
+    """Beat's peer step for every course with it on: grade, flag the late, remind."""
+    from planner.capstone.peer_grading import peer_courses_run  # it imports the outbox
+
+    return peer_courses_run(now=timezone.now())

@@ -26,6 +26,14 @@ _TEMPLATES = {
     CapstoneEmail.Kind.GRADE_RELEASED: "planner/email/grade_released",
     CapstoneEmail.Kind.GRADE_CHANGED: "planner/email/grade_changed",
     CapstoneEmail.Kind.RESUBMISSION_RECEIVED: "planner/email/resubmission_received",
+    CapstoneEmail.Kind.PEER_GRADED: "planner/email/peer_graded",
+    CapstoneEmail.Kind.PEER_WAITING: "planner/email/peer_waiting",
+}
+# Kinds about the plan itself, not a staff grade: sent whatever the grade's state.
+_WITHOUT_GRADE = {
+    CapstoneEmail.Kind.RESUBMISSION_RECEIVED,
+    CapstoneEmail.Kind.PEER_GRADED,
+    CapstoneEmail.Kind.PEER_WAITING,
 }
 
 
@@ -34,7 +42,7 @@ def capstone_email_message(email: CapstoneEmail) -> EmailMessage | None:
     whose grade is no longer released)."""
     submission = email.submission
     grade = email.grade
-    if email.kind != CapstoneEmail.Kind.RESUBMISSION_RECEIVED and (
+    if email.kind not in _WITHOUT_GRADE and (
         grade is None or grade.status != Grade.Status.RELEASED
     ):
         return None
@@ -44,8 +52,7 @@ def capstone_email_message(email: CapstoneEmail) -> EmailMessage | None:
         "submission": submission,
         "learner": submission.learner,
         "course": submission.course,
-        "url": settings.SITE_URL
-        + reverse("capstone:submission", kwargs={"submission_id": submission.pk}),
+        "url": settings.SITE_URL + _url(email),
     }
     template = _TEMPLATES[CapstoneEmail.Kind(email.kind)]
     subject = " ".join(render_to_string(f"{template}_subject.txt", context).split())
@@ -54,6 +61,14 @@ def capstone_email_message(email: CapstoneEmail) -> EmailMessage | None:
     # not yet claimed, shown to nobody, gets Django's own).
     headers = {"Message-ID": email.message_id} if email.message_id else {}
     return EmailMessage(subject, body, to=[submission.learner.email], headers=headers)
+
+
+def _url(email: CapstoneEmail) -> str:
+    if email.kind == CapstoneEmail.Kind.PEER_WAITING:
+        return reverse("capstone:peer", kwargs={"course_slug": email.submission.course.slug})
+    if email.kind == CapstoneEmail.Kind.PEER_GRADED:
+        return reverse("capstone:peer_grade", kwargs={"submission_id": email.submission_id})
+    return reverse("capstone:submission", kwargs={"submission_id": email.submission_id})
 
 
 def capstone_email_send(*, email_id: int, now: datetime) -> CapstoneEmail | None:

@@ -140,7 +140,7 @@ def grading_queue(
         qs = qs.filter(course_id=course_id)
     if status:
         qs = qs.filter(_status_filter(status, now=now))
-    return qs.select_related("claim__grader", "grade").order_by("submitted_at", "pk")
+    return qs.select_related("claim__grader", "grade", "peer_plan").order_by("submitted_at", "pk")
 
 
 @dataclass(frozen=True)

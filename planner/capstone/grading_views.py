@@ -48,6 +48,7 @@ from planner.capstone.grading_selectors import (
     grading_queue as grading_queue_select,
 )
 from planner.capstone.measured_selectors import measured_against_predicted
+from planner.capstone.peer_selectors import peer_panel_for
 from planner.capstone.rubric import (
     rubric_max_points,
 )
@@ -167,6 +168,7 @@ def _grade_page(
         "released": grade is not None and grade.status == Grade.Status.RELEASED,
         "changes": list(grade.changes.all()[:20]) if grade else [],
         "max_points": rubric_max_points(criteria),
+        "peer": peer_panel_for(submission=submission),
     }
     return render(request, "planner/capstone/grade.html", context, status=status)
 

@@ -45,6 +45,8 @@ class CapstoneEmail(models.Model):
         GRADE_RELEASED = "grade_released", _("Grade released")
         GRADE_CHANGED = "grade_changed", _("Grade changed")
         RESUBMISSION_RECEIVED = "resubmitted", _("Resubmission received")
+        PEER_GRADED = "peer_graded", _("Graded by peers")
+        PEER_WAITING = "peer_waiting", _("A plan waits for your assessment")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -78,6 +80,13 @@ class CapstoneEmail(models.Model):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "next_attempt_at"], name="capstone_email_due"),
+            models.Index(fields=["submission", "kind", "created_at"], name="capstone_email_kind"),
+        ]
+        constraints = [
+            # "Your plan has been graded by your peers" is promised once per plan.
+            models.UniqueConstraint(
+                fields=["submission"], condition=Q(kind="peer_graded"), name="peer_graded_once"
+            )
         ]
 
     def __str__(self) -> str:

@@ -17,6 +17,10 @@ from courses.models import Course
 from planner.capstone.check import plan_check, plan_estimate
 from planner.capstone.comparison_label import recommended_label
 from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
+from planner.capstone.peer_models import PeerSettings
+from planner.capstone.peer_services import (
+    peer_plan_open,
+)
 from planner.measured.runs import MeasuredAttachError, measured_for_link
 from planner.models import (
     WORKSHEET_FIELDS,
@@ -215,4 +219,6 @@ def worksheet_submit(*, worksheet: CapstoneWorksheet, now: datetime) -> Capstone
             capstone_email_promise(
                 kind=CapstoneEmail.Kind.RESUBMISSION_RECEIVED, submission=submission, now=now
             )
+        if PeerSettings.objects.filter(course_id=worksheet.course_id, enabled=True).exists():
+            peer_plan_open(submission=submission, now=now)
         return submission

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from planner.capstone import grading_views as grading
+from planner.capstone import peer_views as peer
 from planner.capstone import rubric_views
 from planner.capstone import views as capstone
 
@@ -35,4 +36,12 @@ urlpatterns = [
         name="criterion",
     ),
     path("courses/<slug:course_slug>/grades.csv", grading.grades_export, name="export"),
+    path("courses/<slug:course_slug>/peer/", peer.peer, name="peer"),
+    path("courses/<slug:course_slug>/peer/calibrate/", peer.peer_calibrate, name="peer_calibrate"),
+    path("courses/<slug:course_slug>/peer/assign/", peer.peer_assign_view, name="peer_assign"),
+    path("courses/<slug:course_slug>/peer/self/", peer.peer_self, name="peer_self"),
+    path("courses/<slug:course_slug>/peer/settings/", peer.peer_settings, name="peer_settings"),
+    path("peer/<int:assessment_id>/", peer.peer_assessment, name="peer_assessment"),
+    path("peer/<int:assessment_id>/save/", peer.peer_assessment_save, name="peer_assessment_save"),
+    path("submissions/<int:submission_id>/peer/", peer.peer_grade, name="peer_grade"),
 ]

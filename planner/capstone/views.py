@@ -16,6 +16,7 @@ from accounts.http import AuthenticatedHttpRequest
 from courses.models import Course
 from planner.capstone.comparison_label import recommended_label
 from planner.capstone.forms import WorksheetForm
+from planner.capstone.peer_selectors import peer_settings_of
 from planner.capstone.selectors import (
     capstone_courses_for,
     capstone_overview_for,
@@ -159,6 +160,7 @@ def submission_detail(request: AuthenticatedHttpRequest, submission_id: int) -> 
         "check": submission.check_result,
         "grade": grade,
         "scores": list(grade.scores.all()) if grade else [],
+        "peer_settings": peer_settings_of(course=submission.course),
     }
     return render(request, "planner/capstone/submission.html", context)
 

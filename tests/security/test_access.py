@@ -44,6 +44,7 @@ TEACHING = {
     "capstone:rubric",
     "capstone:criterion",
     "capstone:export",
+    "capstone:peer_settings",
 }
 REFUSED = {302, 403, 404, 405}
 

@@ -57,6 +57,9 @@ def fill(route: Route, world: World) -> str | None:
         # allauth's emailed keys: a made-up key is what a scanner or a guesser sends.
         "key": "made-up-key",
         "uidb36": "1",
+        # A peer assessment nobody holds: every visitor is refused (the owner's page and another
+        # learner's 404 are tests/planner/capstone/test_peer_views.py's).
+        "assessment_id": 999_999_999,
     }
     if "unsubscribe" in route.route:
         values["token"] = world.unsubscribe_token

@@ -1,0 +1,63 @@
+"""Shared set-up for the peer assessment tests: a course with the peer step on and submitted
+plans, and the level choices an assessor posts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from accounts.models import User
+from courses.models import Course
+from planner.capstone.peer_models import CalibrationExample, CalibrationStaffLevel, PeerPlan
+from planner.capstone.peer_services import (
+    LevelChoice,
+    peer_settings_save,
+)
+from planner.models import Criterion
+from tests.factories import UserFactory
+from tests.planner.factories import course_taught_by, submission_for
+
+
+def peer_course(
+    *, assessors_per_plan: int = 3, attempts: int = 2, deadline: datetime | None = None
+) -> Course:
+    course = course_taught_by()
+    peer_settings_save(
+        course=course,
+        enabled=True,
+        assessors_per_plan=assessors_per_plan,
+        calibration_attempts=attempts,
+        deadline=deadline,
+    )
+    return course
+
+
+def learners_with_plans(course: Course, count: int) -> list[User]:
+    learners = [UserFactory() for _ in range(count)]
+    for learner in learners:
+        submission_for(learner, course)
+    return learners
+
+
+def plan_of(learner: User, course: Course) -> PeerPlan:
+    return PeerPlan.objects.get(learner=learner, course=course)
+
+
+def choices(course: Course, level_key: str = "partial", comment: str = "") -> list[LevelChoice]:
+    return [
+        LevelChoice(c.pk, c.levels.get(key=level_key).pk, comment)
+        for c in Criterion.objects.filter(rubric__course=course)
+    ]
+
+
+def calibration_example(course: Course, level_key: str = "partial") -> CalibrationExample:
+    example = CalibrationExample.objects.create(
+        course=course, title="A plan that fits on paper", plan="7B at fp16 on a 16 GB GPU."
+    )
+    for criterion in Criterion.objects.filter(rubric__course=course):
+        CalibrationStaffLevel.objects.create(
+            example=example,
+            criterion=criterion,
+            level=criterion.levels.get(key=level_key),
+            why=f"The staff's reason for {criterion.key}.",
+        )
+    return example
