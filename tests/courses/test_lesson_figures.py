@@ -310,9 +310,10 @@ def worker_rate() -> float:
     return float(calculator(EMBED_CPU)["items_per_s_per_worker"]) / CPU_CORES * WORKER_CORES
 
 
-PATHS_BREAK_EVEN = lambda: float(
-    math.floor(comparison(CARD_CHAT_PATHS)["break_even_requests_per_day"])
-)  # noqa: E731
+def PATHS_BREAK_EVEN() -> float:
+    return float(math.floor(comparison(CARD_CHAT_PATHS)["break_even_requests_per_day"]))
+
+
 KV_20 = calc(CHAT_H100, "kv_cache_per_user_bytes", 20 / 10**9)
 
 W1, W2, W3, W4, W5 = (
