@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
+
 from django import template
 
 from quizzes.calculated import PLACEHOLDER_RE, TemplateInputError, problem_for, schedule_problem
@@ -91,3 +93,17 @@ def as_percent(fraction: float | None) -> str:
         return "—"
     percent = float(fraction) * 100
     return f"{percent:,.0f} %" if abs(percent) >= 10 else f"{percent:.1f} %"
+
+
+@register.filter
+def as_answered(value: object) -> str:
+    """The number a learner typed, as they would write it: 79.8 stays "79.8" (not "79.800"),
+    1234.5 is "1,234.5"; anything that is not a finite number is shown as it came."""
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return str(value)
+    if not number.is_finite():
+        return str(value)
+    text = f"{number.normalize():,f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -49,6 +49,20 @@ def hidden(page: str, name: str) -> str:
     return html.unescape(match.group(1))
 
 
+def test_the_verdict_echoes_the_number_as_the_learner_wrote_it(client, learner):
+    """A typed 79.80 is answered back as "79.8", never padded to three places ("79.800")."""
+    enrolled(learner)
+    item = QuizItem.objects.get(key="free-memory")
+    client.force_login(learner)
+    response = client.post(
+        reverse("quizzes:answer", args=[item.pk]),
+        {"value": "79.80", "token": str(uuid.uuid4()), "shown_at": "1"},
+        **HTMX,
+    )
+    page = response.content.decode()
+    assert "You answered 79.8." in page and "79.800" not in page
+
+
 def test_a_reload_shows_the_same_problem_and_the_server_grades_that_draw(client, learner):
     """The lesson shows numbers drawn for this learner; reloading keeps them; the answer worked
     by hand from the shown numbers (GPU − weights − overhead) is graded right, and the log keeps

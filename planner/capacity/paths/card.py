@@ -191,7 +191,7 @@ def _failover(value: str | None, preset: UseCase, assumed: list[Assumption]) -> 
             Assumption(
                 "availability",
                 "single (no failover replica: a failed replica drops its streams; "
-                "--availability n+1 adds one)",
+                "N+1 availability adds one)",
             )
         )
         return 0
