@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Final
 
-from planner.capacity.exercises import gaps, work
+from planner.capacity.exercises import gaps, training_work, work
 from planner.capacity.exercises.inputs import (
     MONEY,
     VARIABLES,
@@ -152,7 +152,7 @@ EXERCISES: Final[dict[str, Exercise]] = {
             "training memory per GPU (weights, gradients, optimizer states)",
             (("model", "params_b"), ("method",)),
             ("lora_rank", "seq_len", "batch_size", "gpus"),
-            work.training_memory_gb,
+            training_work.training_memory_gb,
         ),
         Exercise(
             "batch_job_hours",
@@ -239,7 +239,7 @@ def solve_exercise(
     if not math.isfinite(answer):
         raise CapacityInputError("exercise", f"{name} gives no finite answer for these inputs")
     sensitive, change = _sensitivity(exercise, values, answer) if sensitivity else (None, 0.0)
-    mistakes = work.known_mistakes(name, values, answer, facts)
+    mistakes = training_work.known_mistakes(name, values, answer, facts)
     return Solution(
         exercise=name,
         answer=answer,

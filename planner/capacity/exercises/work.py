@@ -16,8 +16,6 @@ from planner.capacity.exercises.inputs import Values
 from planner.capacity.formatting import money, whole
 from planner.capacity.results import FormulaLine, Severity
 from planner.capacity.serving import ServingEstimate, ServingInputs, estimate_serving
-from planner.capacity.training import TrainingInputs, estimate_training
-from planner.capacity.training.memory import QLORA_CONSTANT_BYTES, QLORA_WEIGHT_BYTES
 from planner.capacity.units import (
     BYTES_PER_ELEMENT,
     QUANTISED_BYTES_PER_WEIGHT,
@@ -243,101 +241,6 @@ def api_break_even_requests_per_day(values: Values) -> Worked:
     return float(math.floor(break_even)), lines, facts
 
 
-_TRAINING_NAMES: Final = {
-    "model": "model",
-    "params_b": "params_b",
-    "method": "method",
-    "lora_rank": "lora_rank",
-    "seq_len": "seq_len",
-    "batch_size": "batch_size",
-    "gpus": "gpus",
-}
-
-
-def _gb3(value: float) -> str:
-    return f"{value:,.3f} GB"
-
-
-def training_memory_gb(values: Values) -> Worked:
-    """Per GPU: each part on its own line, and the total their sum, so the lines add up."""
-    given = {_TRAINING_NAMES[k]: v for k, v in values.items() if k in _TRAINING_NAMES}
-    estimate = estimate_training(TrainingInputs(**given))
-    figures = estimate.to_dict()
-    method = estimate.method
-    gpus = estimate.gpus
-    trainable = estimate.trainable_params
-    adapter_weights = 0.0 if method == "full" else trainable * 2 / 10**9 / gpus
-    frozen = figures["weights_gb"] - adapter_weights
-    activations = figures.get("activations_gb") or 0.0
-    context = figures["cuda_context_gb"]
-    engine = {f.label.split(" (")[0]: f for f in estimate.formulas}
-    billions = f"{estimate.params / 10**9:,.2f} B"
-    adapters = f"{trainable:,}"
-    per_gpu = f" ÷ {gpus} GPUs" if gpus > 1 else ""
-    counted = billions if method == "full" else adapters
-    if method == "full":
-        first = ("Weights (bf16)", "parameters × 2 bytes", f"{billions} × 2{per_gpu}", frozen)
-    elif method == "qlora" and "Frozen base weights" in engine:
-        line = engine["Frozen base weights"]
-        first = ("Frozen base weights (4-bit NF4)", line.formula, line.substituted, frozen)
-    else:
-        first = ("Frozen base weights (bf16)", "parameters × 2 bytes", f"{billions} × 2", frozen)
-    parts: list[tuple[str, str, str, float]] = [
-        first,
-        *(
-            [("Adapter weights (bf16)", "trainable × 2 bytes", f"{adapters} × 2", adapter_weights)]
-            if method != "full"
-            else []
-        ),
-        (
-            "Gradients (bf16)",
-            "trainable × 2 bytes",
-            f"{counted} × 2{per_gpu}",
-            figures["gradients_gb"],
-        ),
-        (
-            "Optimizer state (fp32 master copy and two moments)",
-            "trainable × 12 bytes",
-            f"{counted} × 12{per_gpu}",
-            figures["optimizer_state_gb"],
-        ),
-        *(
-            [("Activations", "the estimate's activation memory", "", activations)]
-            if activations
-            else []
-        ),
-        ("CUDA context (one process per GPU)", "measured on an H100", "", context),
-    ]
-    lines = [
-        *([engine["LoRA adapter parameters"]] if "LoRA adapter parameters" in engine else []),
-        *(
-            FormulaLine(
-                label,
-                formula,
-                text if text.endswith("GB") else (f"{text} = " if text else "") + _gb3(value),
-            )
-            for label, formula, text, value in parts
-        ),
-        FormulaLine(
-            "Total per GPU",
-            "the sum of the lines above",
-            " + ".join(f"{value:,.3f}" for *_rest, value in parts)
-            + f" = {_gb3(sum(p[-1] for p in parts))}",
-        ),
-    ]
-    spec = values.get("model")
-    facts: Facts = {
-        "params_b": rounded(estimate.params / 10**9, 2),
-        "trainable_params": trainable,
-        "cuda_context_gb": rounded(context, 3),
-        "nf4_bytes": rounded(QLORA_WEIGHT_BYTES + QLORA_CONSTANT_BYTES, 3),
-    }
-    if spec is not None and spec.vocab_size and spec.hidden_size:
-        tied = 1 if spec.tie_word_embeddings else 2
-        facts["embedding_params_b"] = rounded(spec.vocab_size * spec.hidden_size * tied / 1e9, 3)
-    return float(sum(p[-1] for p in parts)), lines, facts
-
-
 def batch_job_hours(values: Values) -> Worked:
     window = values.get("window_hours")
     estimate = estimate_batch(
@@ -389,19 +292,3 @@ def mig_slice_fit(values: Values) -> Worked:
             return float(slice_.memory_gb or 0), lines, facts
         tried.append(f"{_profile(slice_)}: no")
     raise CapacityInputError("model", f"fits no MIG slice of {gpu.name}, not even the whole GPU")
-
-
-# Mistakes learners make here, by name as instructors read them (issue 44's analytics).
-CUDA_CONTEXT_LEFT_OUT: Final = "left out the CUDA context"
-FULL_FOR_LORA: Final = "priced full fine-tuning for LoRA"
-
-
-def known_mistakes(exercise: str, values: Values, answer: float, facts: Facts) -> dict[str, float]:
-    """The answer each known mistake gives with these numbers (none for most exercises)."""
-    if exercise != "training_memory_gb":
-        return {}
-    out = {CUDA_CONTEXT_LEFT_OUT: answer - float(facts["cuda_context_gb"])}
-    if values.get("method") in {"lora", "qlora"}:
-        full, _, _ = training_memory_gb({**values, "method": "full", "lora_rank": None})
-        out[FULL_FOR_LORA] = full
-    return out
