@@ -12,14 +12,20 @@ and Canvas's item analysis):
   validation of test items", J. Educ. Psych. 30: 17-24: 27 % maximises the groups' difference
   for a normal score distribution);
 - point_biserial = Pearson correlation of the 0/1 first answer with the rest score (Moodle's
-  "discrimination index" is this correlation against the rest of the test).
+  "discrimination index" is this correlation against the rest of the test);
+- for a choice item, each choice's share = first answers that picked it / first answers that
+  recorded their choices (Canvas's item analysis "answer frequencies"; a learner may pick several
+  on a many-answer item, so the shares can sum past 1). A distractor nobody picked does no work:
+  it only lengthens the item (Haladyna, T. M. & Downing, S. M. (1993) "How many options is
+  enough for a multiple-choice test item?", Educ. Psych. Measurement 53: 999-1010).
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 # Kelley (1939): the upper and lower 27 % of learners.
@@ -40,11 +46,12 @@ FLAG_TOO_EASY = "too_easy"
 FLAG_TOO_HARD = "too_hard"
 FLAG_DISTRACTOR_NEVER_CHOSEN = "distractor_never_chosen"
 FLAG_FEW_RESPONSES = "few_responses"
-# The review log does not record which choice a learner picked, only the rating: choice shares
-# and the distractor flag need that, so they are not computed (stated on the page and in JSON).
+# Answers logged before the review log kept the choices picked carry none: shares are over the
+# first answers that did, and the distractor flag waits for MIN_RESPONSES of them.
 CHOICE_SHARES_NOTE = (
-    "The review log records each answer's rating, not the choice picked, so the share choosing "
-    "each choice and the distractor_never_chosen flag are not computed."
+    "Choice shares are over the first answers that recorded the choices picked (answers logged "
+    "before 5 December 2026 did not); a distractor is flagged when nobody picked it in at least "
+    f"{MIN_RESPONSES} of them."
 )
 
 
@@ -55,6 +62,28 @@ class FirstAnswer:
     learner_id: int
     item_id: int
     rating: int
+    # The choice keys picked (a choice item's first answer); None where the log has none.
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def correct(self) -> int:
+        return 1 if self.rating > AGAIN else 0
+
+
+@dataclass(frozen=True)
+class ChoiceShare:
+    key: str
+    correct: bool
+    chosen: int
+    share: float | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "key": self.key,
+            "correct": self.correct,
+            "chosen": self.chosen,
+            "share": self.share,
+        }
 
 
 @dataclass(frozen=True)
@@ -66,6 +95,9 @@ class ItemFigures:
     discrimination: float | None
     point_biserial: float | None
     flags: tuple[str, ...] = field(default=())
+    # A choice item's first answers that recorded their choices, and each choice's share of them.
+    choice_responses: int = 0
+    choice_shares: tuple[ChoiceShare, ...] | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -76,26 +108,28 @@ class ItemFigures:
             "discrimination": self.discrimination,
             "point_biserial": self.point_biserial,
             "flags": list(self.flags),
+            "choice_responses": self.choice_responses,
+            "choice_shares": None
+            if self.choice_shares is None
+            else [share.as_dict() for share in self.choice_shares],
         }
 
 
-def _per_learner(rows: Iterable[FirstAnswer]) -> dict[int, dict[int, int]]:
-    """learner -> item -> 1 (correct) or 0; a second row for the same pair is ignored."""
-    answers: dict[int, dict[int, int]] = {}
+def _per_learner(rows: Iterable[FirstAnswer]) -> dict[int, dict[int, FirstAnswer]]:
+    """learner -> item -> first answer; a second row for the same pair is ignored."""
+    answers: dict[int, dict[int, FirstAnswer]] = {}
     for row in rows:
-        mine = answers.setdefault(row.learner_id, {})
-        if row.item_id not in mine:
-            mine[row.item_id] = 1 if row.rating > AGAIN else 0
+        answers.setdefault(row.learner_id, {}).setdefault(row.item_id, row)
     return answers
 
 
-def _grouped(rows: Iterable[FirstAnswer]) -> Iterator[tuple[int, dict[int, int]]]:
+def _grouped(rows: Iterable[FirstAnswer]) -> Iterator[tuple[int, dict[int, FirstAnswer]]]:
     """Like `_per_learner`, one learner at a time, for rows that keep each learner's together
     (the database's order): memory for one learner, not the cohort. A learner seen again after
     another's rows is an error, never a silently split learner."""
     done: set[int] = set()
     current: int | None = None
-    mine: dict[int, int] = {}
+    mine: dict[int, FirstAnswer] = {}
     for row in rows:
         if row.learner_id != current:
             if current is not None:
@@ -104,8 +138,7 @@ def _grouped(rows: Iterable[FirstAnswer]) -> Iterator[tuple[int, dict[int, int]]
             if row.learner_id in done:
                 raise ValueError(f"learner {row.learner_id}'s rows are not together")
             current, mine = row.learner_id, {}
-        if row.item_id not in mine:
-            mine[row.item_id] = 1 if row.rating > AGAIN else 0
+        mine.setdefault(row.item_id, row)
     if current is not None:
         yield current, mine
 
@@ -164,6 +197,8 @@ def item_flags(
     facility: float | None,
     discrimination: float | None,
     min_responses: int = MIN_RESPONSES,
+    choice_responses: int = 0,
+    choice_shares: Sequence[ChoiceShare] | None = None,
 ) -> tuple[str, ...]:
     flags: list[str] = []
     if responses < min_responses:
@@ -174,7 +209,23 @@ def item_flags(
         flags.append(FLAG_TOO_EASY)
     if facility is not None and facility < TOO_HARD_BELOW:
         flags.append(FLAG_TOO_HARD)
+    if choice_shares is not None and choice_responses >= min_responses:
+        if any(not share.correct and share.chosen == 0 for share in choice_shares):
+            flags.append(FLAG_DISTRACTOR_NEVER_CHOSEN)
     return tuple(flags)
+
+
+def _shares(
+    options: Sequence[tuple[str, bool]] | None, picked: tuple[int, Counter[str]]
+) -> tuple[ChoiceShare, ...] | None:
+    """Each of the item's choices (key, is correct), in order, with how often it was picked."""
+    if options is None:
+        return None
+    answered, counts = picked
+    return tuple(
+        ChoiceShare(key, correct, counts[key], counts[key] / answered if answered else None)
+        for key, correct in options
+    )
 
 
 def item_analysis(
@@ -183,20 +234,28 @@ def item_analysis(
     item_ids: Iterable[int],
     min_responses: int = MIN_RESPONSES,
     grouped: bool = False,
+    choices: Mapping[int, Sequence[tuple[str, bool]]] | None = None,
 ) -> list[ItemFigures]:
     """Every item of `item_ids` (in that order) with its figures over the first answers.
     `grouped`: each learner's rows come together (as the database orders them), so they are
-    read one learner at a time."""
+    read one learner at a time. `choices`: each choice item's choices, (key, is correct) in
+    order, for the shares and the distractor flag."""
     learners = _grouped(rows) if grouped else iter(_per_learner(rows).items())
     scores: dict[int, _Scores] = {}
     counts: dict[int, list[int]] = {}  # item -> [responses, correct]
+    picked: dict[int, tuple[int, Counter[str]]] = {}  # item -> (answers with choices, counts)
     for learner_id, mine in learners:
-        total = sum(mine.values())
+        total = sum(answer.correct for answer in mine.values())
         others = len(mine) - 1
-        for item_id, correct in mine.items():
+        for item_id, answer in mine.items():
+            correct = answer.correct
             count = counts.setdefault(item_id, [0, 0])
             count[0] += 1
             count[1] += correct
+            if answer.choices is not None:
+                answered, tally = picked.get(item_id, (0, Counter()))
+                tally.update(set(answer.choices))
+                picked[item_id] = (answered + 1, tally)
             if others > 0:
                 rest = (total - correct) / others
                 scores.setdefault(item_id, _Scores()).add(rest, learner_id, correct)
@@ -206,6 +265,8 @@ def item_analysis(
         facility = correct / n if n else None
         item_scores = scores.get(item_id, _Scores())
         discrimination = kelley_discrimination(item_scores)
+        answered, tally = picked.get(item_id, (0, Counter()))
+        shares = _shares((choices or {}).get(item_id), (answered, tally))
         figures.append(
             ItemFigures(
                 item_id=item_id,
@@ -219,7 +280,11 @@ def item_analysis(
                     facility=facility,
                     discrimination=discrimination,
                     min_responses=min_responses,
+                    choice_responses=answered,
+                    choice_shares=shares,
                 ),
+                choice_responses=answered,
+                choice_shares=shares,
             )
         )
     return figures

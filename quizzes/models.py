@@ -162,6 +162,8 @@ class ReviewLog(models.Model):
     # A calculated item's typed number and its drawn problem's answer (null if none typed).
     answer_value = models.FloatField(null=True, blank=True)
     expected_value = models.FloatField(null=True, blank=True)
+    # A choice item's answer in a lesson: the keys picked, sorted (null where none was recorded).
+    choice_keys = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["reviewed_at", "id"]
@@ -181,9 +183,7 @@ class ReviewLog(models.Model):
 
 class ReviewUndo(models.Model):
     """The record that a learner undid one grade: the schedule went back to the log's state_before.
-
-    The review log itself stays as written; statistics skip logs that have an undo.
-    """
+    The review log itself stays as written; statistics skip logs that have an undo."""
 
     log = models.OneToOneField(ReviewLog, on_delete=models.CASCADE, related_name="undo")
     learner = models.ForeignKey(

@@ -24,6 +24,7 @@ import fsrs
 
 from accounts.models import User
 from courses.models import Course, Enrollment
+from home.services.demo_choices import implausible_item, picked_choices
 from quizzes.calculated import problem_for
 from quizzes.models import QuizItem, RecallSchedule, ReviewLog, ReviewRollupWatermark
 from quizzes.selectors.calculated_stats import GIB_PER_GB
@@ -171,6 +172,7 @@ def _course_items(course: Course) -> list[QuizItem]:
     return list(
         QuizItem.objects.filter(lesson__module__course=course)
         .select_related("lesson__module")
+        .prefetch_related("choices")
         .order_by("lesson__module__position", "lesson__position", "position", "id")
     )
 
@@ -213,6 +215,7 @@ def cohort_course_seed(*, course: Course, learners: list[User], now: datetime) -
     lessons = list(dict.fromkeys(i.lesson_id for i in items))
     expected = _expected_answers(items)
     miskeyed = _miskeyed(items)
+    implausible = implausible_item(items, miskeyed=miskeyed)
     scheduler = fsrs_adapter.scheduler_for(course)
     planned: list[tuple[User, QuizItem, Timeline]] = []
     for user in todo:
@@ -238,6 +241,13 @@ def cohort_course_seed(*, course: Course, learners: list[User], now: datetime) -
                 expected=expected.get(item.pk),
                 now=now,
             )
+            if timeline.logs:
+                # A stream of its own: the reviews' draws stay as they were before choices.
+                picks = random.Random(f"{SEED}:choices:{user.email}:{item.key}")
+                timeline.logs[0]["choice_keys"] = picked_choices(
+                    item, right=right, rng=picks, miskeyed=item.pk == miskeyed,
+                    implausible=item.pk == implausible,
+                )  # fmt: skip
             planned.append((user, item, timeline))
     return _cohort_write(course=course, planned=planned)
 

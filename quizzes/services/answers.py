@@ -144,6 +144,9 @@ def item_answer(
             source=ReviewLog.Source.LESSON,
             answer_value=response.value if problem is not None else None,
             expected_value=problem.solution.answer if problem is not None else None,
+            choice_keys=sorted(response.choice_keys)
+            if item.kind == QuizItem.Kind.MULTIPLE_CHOICE
+            else None,
         )
     except StaleCard:
         # Already scheduled (another tab, an earlier visit): feedback only, and none at all for

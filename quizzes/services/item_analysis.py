@@ -20,6 +20,7 @@ from quizzes.services.fsrs_adapter import scheduler_for
 # Rows fetched per round trip from the server-side cursor.
 CHUNK = 20_000
 PROMPT_EXCERPT = 140
+CHOICE_EXCERPT = 80
 
 
 def first_answers(*, item_ids: list[int]) -> Iterator[method.FirstAnswer]:
@@ -31,19 +32,20 @@ def first_answers(*, item_ids: list[int]) -> Iterator[method.FirstAnswer]:
     if connection.vendor == "postgresql":
         logs = logs.distinct("learner_id", "item_id")
     last: tuple[int, int] | None = None
-    for learner_id, item_id, rating in logs.values_list("learner_id", "item_id", "rating").iterator(
-        chunk_size=CHUNK
-    ):
+    fields = ("learner_id", "item_id", "rating", "choice_keys")
+    for learner_id, item_id, rating, keys in logs.values_list(*fields).iterator(chunk_size=CHUNK):
         if (learner_id, item_id) == last:
             continue
         last = (learner_id, item_id)
-        yield method.FirstAnswer(learner_id=learner_id, item_id=item_id, rating=rating)
+        picked = tuple(keys) if isinstance(keys, list) else None
+        yield method.FirstAnswer(learner_id, item_id, rating, picked)
 
 
 def _course_items(course: Course) -> list[QuizItem]:
     return list(
         QuizItem.objects.filter(lesson__module__course=course)
         .select_related("lesson")
+        .prefetch_related("choices")
         .order_by("lesson__module__position", "lesson__position", "position", "id")
     )
 
@@ -74,7 +76,14 @@ def item_analysis_report(*, course: Course, now: datetime) -> dict[str, Any]:
             yield row
 
     # first_answers orders by learner: the figures read one learner at a time.
-    figures = method.item_analysis(rows(), item_ids=[i.pk for i in items], grouped=True)
+    choices = {
+        item.pk: [(c.key, c.is_correct) for c in item.choices.all()]
+        for item in items
+        if item.kind == QuizItem.Kind.MULTIPLE_CHOICE
+    }
+    figures = method.item_analysis(
+        rows(), item_ids=[i.pk for i in items], grouped=True, choices=choices
+    )
     templates = {t.item.pk: t for t in calculated_stats_for(course=course)}
     recall = cohort_recall(course=course, now=now)
     report_items = []
@@ -86,10 +95,12 @@ def item_analysis_report(*, course: Course, now: datetime) -> dict[str, Any]:
             "prompt": item.prompt[:PROMPT_EXCERPT],
             "skills": list(item.skills),
             **fig.as_dict(),
-            "choice_shares": None,
             "cards": recall.get(item.pk, (0, None))[0],
             "recall_now": recall.get(item.pk, (0, None))[1],
         }
+        texts = {choice.key: choice.text[:CHOICE_EXCERPT] for choice in item.choices.all()}
+        for share in row["choice_shares"] or ():
+            share["text"] = texts.get(share["key"], "")
         template = templates.get(item.pk)
         if template is not None:
             row["template"] = {

@@ -69,6 +69,7 @@ def _grade_as_read(
     scheduling: fsrs_adapter.Scheduling | None = None,
     answer_value: float | None = None,
     expected_value: float | None = None,
+    choice_keys: list[str] | None = None,
     learner: User | None = None,
 ) -> ReviewLog | None:
     """Advance a schedule of `course` as read (with `scheduling` when it was read beside it);
@@ -110,6 +111,7 @@ def _grade_as_read(
         desired_retention=scheduling.desired_retention,
         answer_value=answer_value,
         expected_value=expected_value,
+        choice_keys=choice_keys,
     )
     read_token = schedule.card_token
     fsrs_adapter.card_to_schedule(card_after, schedule)
@@ -147,6 +149,8 @@ class Grade(TypedDict):
     # A calculated item's typed number and the answer of the problem drawn for the learner.
     answer_value: NotRequired[float | None]
     expected_value: NotRequired[float | None]
+    # A choice item's answer: the keys the learner picked (the item analysis's choice shares).
+    choice_keys: NotRequired[list[str] | None]
 
 
 def _grade_as_read_with(
@@ -171,6 +175,7 @@ def _grade_as_read_with(
         scheduling=scheduling,
         answer_value=grade.get("answer_value"),
         expected_value=grade.get("expected_value"),
+        choice_keys=grade.get("choice_keys"),
     )
 
 

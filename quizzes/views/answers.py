@@ -62,6 +62,12 @@ def _respond(request: AuthenticatedHttpRequest, item: QuizItem, context: dict) -
     return render(request, "quizzes/item_page.html", {"item": item, **context})
 
 
+def _refused(request: AuthenticatedHttpRequest, item: QuizItem, error: str) -> HttpResponse:
+    page = _respond(request, item, {"error": error, "token": request.POST.get("token") or None})
+    page.status_code = 400
+    return page
+
+
 @require_GET
 @login_required
 def reveal(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
@@ -87,6 +93,9 @@ def answer(request: AuthenticatedHttpRequest, item_id: int) -> HttpResponse:
         keys = frozenset(request.POST.getlist("choice"))
         if not keys:
             error = "Choose at least one answer."
+        elif not keys <= {choice.key for choice in item.choices.all()}:
+            # Only a hand-made request names a choice the item does not have: nothing is logged.
+            return _refused(request, item, "choice: pick from the item's listed answers.")
         response = ItemResponse(choice_keys=keys)
     elif item.kind in (QuizItem.Kind.NUMERIC, QuizItem.Kind.CALCULATED):
         value = answer_parse(request.POST.get("value", ""))

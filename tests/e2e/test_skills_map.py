@@ -86,5 +86,15 @@ def test_the_instructor_reads_the_analysis_and_the_cohorts_map(page, instructor,
     expect(page.get_by_test_id("item-analysis-row")).to_have_count(
         QuizItem.objects.filter(lesson__module__course=course).count()
     )
+    # The MIG item was answered wrong, with every distractor picked: each choice shows its pick.
+    mig = QuizItem.objects.get(key="mig-what-it-gives")
+    row = page.locator(f'[data-testid=item-analysis-row][data-key="{mig.key}"]')
+    for choice in mig.choices.all():
+        share = row.locator(f'[data-testid=choice-share][data-key="{choice.key}"]')
+        expect(share).to_contain_text(": 0 %" if choice.is_correct else ": 100 %")
+    page.set_viewport_size({"width": 375, "height": 900})
+    page.reload()
+    expect(row.get_by_test_id("choice-share").first).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     page.get_by_role("link", name="The cohort's skills map").click()
     expect(page.get_by_test_id("cohort-skill-row")).to_have_count(course.skills.count())

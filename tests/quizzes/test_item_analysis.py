@@ -113,6 +113,34 @@ def test_too_easy_too_hard_and_few_responses_follow_their_thresholds() -> None:
     assert method.FLAG_FEW_RESPONSES not in _figures_of_item_9(_cohort(20, bool)).flags
 
 
+def _independent_first_picks(item: QuizItem) -> list[list[str]]:
+    """Each learner's first log of the item's choices picked, walking every log in time order."""
+    first: dict[int, list[str] | None] = {}
+    for log in ReviewLog.objects.filter(item=item).order_by("reviewed_at", "id"):
+        first.setdefault(log.learner_id, log.choice_keys)
+    return [picked for picked in first.values() if picked is not None]
+
+
+def _assert_choice_shares(row: dict, item: QuizItem) -> bool:  # type: ignore[type-arg]
+    """The row's shares against an independent count; whether a distractor went unpicked."""
+    if item.kind != QuizItem.Kind.MULTIPLE_CHOICE:
+        assert row["choice_shares"] is None
+        return False
+    picks = _independent_first_picks(item)
+    assert row["choice_responses"] == len(picks) == row["responses"]
+    keyed = {c.key: c.is_correct for c in item.choices.all()}
+    assert [s["key"] for s in row["choice_shares"]] == list(keyed)
+    unpicked = False
+    for share in row["choice_shares"]:
+        chosen = sum(1 for p in picks if share["key"] in p)
+        assert share["chosen"] == chosen and share["share"] == chosen / len(picks)
+        assert share["correct"] == keyed[share["key"]]
+        unpicked |= not share["correct"] and chosen == 0
+    never = unpicked and len(picks) >= method.MIN_RESPONSES
+    assert (method.FLAG_DISTRACTOR_NEVER_CHOSEN in row["flags"]) == never
+    return never
+
+
 def _independent_first_ratings(item: QuizItem) -> list[int]:
     """Each learner's first log of the item, found by walking every log in time order."""
     first: dict[int, int] = {}
@@ -146,9 +174,11 @@ def test_on_the_demo_cohort_the_json_matches_an_independent_count(demo_course, i
         negative = row["discrimination"] is not None and row["discrimination"] < 0
         assert (method.FLAG_NEGATIVE_DISCRIMINATION in row["flags"]) == negative
         assert row["skills"], row["key"]
+        _assert_choice_shares(row, items[row["key"]])
         flagged.update(row["flags"])
-    # The cohort simulates one miskeyed item: the flag has something to show.
+    # The cohort simulates one miskeyed item and one implausible distractor: both flags show.
     assert method.FLAG_NEGATIVE_DISCRIMINATION in flagged
+    assert method.FLAG_DISTRACTOR_NEVER_CHOSEN in flagged
 
     # The page shows the stored analysis, the same figures.
     Enrollment.objects.create(course=demo_course, user=instructor, role=Enrollment.Role.INSTRUCTOR)
@@ -162,6 +192,8 @@ def test_on_the_demo_cohort_the_json_matches_an_independent_count(demo_course, i
     assert stored.report == report
     for row in report["items"]:
         assert f'data-key="{row["key"]}" data-facility="{row["facility"]}' in html
+        for share in row["choice_shares"] or ():
+            assert f'data-key="{share["key"]}" data-chosen="{share["chosen"]}"' in html
 
 
 def test_the_nightly_task_stores_every_courses_analysis(  # type: ignore[no-untyped-def]

@@ -56,3 +56,9 @@ class Command(BaseCommand):
                 f"  D {_num(row['discrimination']):>5}  r_pb {_num(row['point_biserial']):>5}"
                 f"  {flags}"
             )
+            if row["choice_responses"]:
+                picks = "  ".join(
+                    f"{c['key']}{'*' if c['correct'] else ''} {_pct(c['share'])}"
+                    for c in row["choice_shares"]
+                )
+                self.stdout.write(f"  {'':40} picked: {picks}  (* the key)")
