@@ -58,9 +58,17 @@ def seed(learners: int, items_each: int) -> tuple[int, int]:
 
     call_command("import_course", str(ROOT / COURSE), verbosity=0)
     course = Course.objects.get()
-    item_ids = list(
-        QuizItem.objects.filter(lesson__module__course=course).values_list("pk", flat=True)
-    )
+    items = QuizItem.objects.filter(lesson__module__course=course).prefetch_related("choices")
+    item_ids = [item.pk for item in items]
+    # A choice item's first answer records the keys picked: the key, or one distractor.
+    options = {
+        item.pk: (
+            [c.key for c in item.choices.all() if c.is_correct],
+            [c.key for c in item.choices.all() if not c.is_correct],
+        )
+        for item in items
+        if item.kind == QuizItem.Kind.MULTIPLE_CHOICE
+    }
     _copy(
         "accounts_user (password, is_superuser, first_name, last_name, email, is_staff, "
         "is_active, date_joined, display_name, time_zone, day_start_hour, reminders_enabled, "
@@ -110,14 +118,19 @@ def seed(learners: int, items_each: int) -> tuple[int, int]:
             for k in range(n):
                 rating = 3 if rng.random() < 0.3 + 0.6 * ability else 1
                 at = start + timedelta(days=3 * k)
+                picked = "\\N"
+                if k == 0 and item in options:
+                    keyed, distractors = options[item]
+                    wrong = [rng.choice(distractors)] if distractors else []
+                    picked = json.dumps(sorted(keyed) if rating > 1 else wrong)
                 yield (
                     f"{sid}\t{uid}\t{item}\t{rating}\treview\t{at.isoformat()}\t5000\t0\t"
-                    f"00000000-0000-4000-8000-{next(counter):012x}\t{state}\t{state}\n"
+                    f"00000000-0000-4000-8000-{next(counter):012x}\t{state}\t{state}\t{picked}\n"
                 )
 
     _copy(
         "quizzes_reviewlog (schedule_id, learner_id, item_id, rating, source, reviewed_at, "
-        "duration_ms, scheduled_days, idempotency_key, state_before, state_after)",
+        "duration_ms, scheduled_days, idempotency_key, state_before, state_after, choice_keys)",
         log_lines(),
     )
     with connection.cursor() as cursor:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from planner.calculator.fields import int_field
@@ -28,6 +29,14 @@ def too_big(size: int) -> str:
     return (
         f"is {size:,} bytes; at most {MAX_RESULT_BYTES // (1024 * 1024)} MiB are read (save the "
         "result without --save-detailed)."
+    )
+
+
+def paste_too_big(size: int) -> str:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or MAX_RESULT_BYTES
+    return (
+        f"is {size:,} bytes; a pasted result may be {limit:,} bytes at most: upload the file "
+        f"instead (up to {MAX_RESULT_BYTES // (1024 * 1024)} MiB)."
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
@@ -18,7 +19,13 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.http import HtmxHttpRequest
 from planner.capacity.measured import MAX_RESULT_BYTES, MeasuredComparison
 from planner.measured.charts import gap_chart
-from planner.measured.forms import RESULT_FIELD, RESULT_FILE_FIELD, MeasuredForm, too_big
+from planner.measured.forms import (
+    RESULT_FIELD,
+    RESULT_FILE_FIELD,
+    MeasuredForm,
+    paste_too_big,
+    too_big,
+)
 from planner.measured.runs import form_measured_comparison
 
 PAGE = "planner/measured.html"
@@ -118,7 +125,13 @@ def _upload_text(upload: UploadedFile) -> str | None:
 
 def _posted_form(request: HttpRequest) -> MeasuredForm:
     """The form bound to the POST; an uploaded file replaces the paste box."""
-    data: QueryDict = request.POST.copy()
+    try:
+        data: QueryDict = request.POST.copy()
+    except RequestDataTooBig:
+        # Django reads at most DATA_UPLOAD_MAX_MEMORY_SIZE of form fields (a paste); a file
+        # upload is not counted, so the way past it is the upload, up to MAX_RESULT_BYTES.
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+        return MeasuredForm({}, input_errors={RESULT_FIELD: paste_too_big(size)})
     upload = request.FILES.get(RESULT_FILE_FIELD) or request.FILES.get(RESULT_FIELD)
     if upload is None or not upload.name:
         return MeasuredForm(data)

@@ -71,6 +71,22 @@ def test_an_oversized_upload_is_refused_naming_the_limit(client: Client) -> None
     assert "at most 4 MiB are read" in response.content.decode()
 
 
+@pytest.mark.parametrize("api", [False, True])
+def test_a_paste_past_the_form_limit_names_the_field_and_the_upload(
+    client: Client, settings, api: bool
+) -> None:  # type: ignore[no-untyped-def]
+    pasted = " " * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
+    url = reverse("planner:api_measured" if api else "planner:measured_compare")
+    response = client.post(url, {**CHAT, "result": pasted})
+    assert response.status_code == 400
+    if api:
+        errors = response.json()["errors"]
+        assert list(errors) == ["result"] and "upload the file instead" in errors["result"][0]
+    else:
+        html = response.content.decode()
+        assert 'data-testid="error-result">is ' in html and "upload the file instead" in html
+
+
 def test_the_api_takes_the_file_as_an_object_and_answers_the_clis_json(client: Client) -> None:
     body = {**CHAT, "result": vllm_current()}
     response = client.post(
