@@ -4,7 +4,8 @@ fail them, how far off their numbers are, and which known mistake the wrong numb
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from array import array
+from dataclasses import dataclass, field
 
 from courses.models import Course
 from quizzes.calculated import TemplateInputError, problem_for, relative_error, within_tolerance
@@ -19,6 +20,8 @@ KNOWN_MISTAKES: tuple[tuple[str, float], ...] = (
 )
 # How close a wrong number's ratio must come to a mistake's factor to be counted as it.
 MISTAKE_MATCH = 0.01
+# Logs fetched per round trip from the server-side cursor.
+CHUNK = 20_000
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,6 @@ def known_mistake(*, answer: float, expected: float) -> str | None:
     return None
 
 
-Log = tuple[int, float | None, float | None, int, dict[str, object]]
-
-
 def drawn_mistake(
     *, item: QuizItem, answer: float, expected: float, learner_id: int, review: int
 ) -> str | None:
@@ -70,48 +70,61 @@ def drawn_mistake(
     return None
 
 
-def _template_stats(item: QuizItem, logs: list[Log]) -> TemplateStats:
-    errors: list[float] = []
-    mistakes: dict[str, int] = {}
-    wrong = 0
-    tolerance = item.calculation.get("relative_tolerance", 0.0)
-    for _rating, answer, expected, learner_id, before in logs:
+@dataclass
+class _Tally:
+    """One template's figures as its logs stream past: counts, the relative errors (a compact
+    array: a cohort has millions) and the mistakes matched."""
+
+    item: QuizItem
+    reviews: int = 0
+    again: int = 0
+    wrong: int = 0
+    errors: array[float] = field(default_factory=lambda: array("d"))
+    mistakes: dict[str, int] = field(default_factory=dict)
+
+    def add(self, rating: int, answer: float | None, expected: float | None, learner_id: int,
+            reps: object) -> None:  # fmt: skip
+        self.reviews += 1
+        self.again += rating == ReviewLog.Rating.AGAIN
         if answer is None or expected is None:
-            continue
-        errors.append(relative_error(answer, expected))
-        if not within_tolerance(answer, expected, tolerance):
-            wrong += 1
-            review = int(str(before.get("reps", 0))) if isinstance(before, dict) else 0
-            name = drawn_mistake(
-                item=item, answer=answer, expected=expected, learner_id=learner_id, review=review
-            ) or known_mistake(answer=answer, expected=expected)
-            if name is not None:
-                mistakes[name] = mistakes.get(name, 0) + 1
-    top = max(mistakes.items(), key=lambda kv: (kv[1], kv[0]), default=None)
-    return TemplateStats(
-        item=item,
-        reviews=len(logs),
-        again=sum(1 for log in logs if log[0] == ReviewLog.Rating.AGAIN),
-        answered=len(errors),
-        wrong=wrong,
-        median_relative_error=statistics.median(errors) if errors else None,
-        mistake=top[0] if top else None,
-        mistake_count=top[1] if top else 0,
-    )
+            return
+        self.errors.append(relative_error(answer, expected))
+        if within_tolerance(answer, expected, self.item.calculation.get("relative_tolerance", 0.0)):
+            return
+        self.wrong += 1
+        review = reps if isinstance(reps, int) else 0  # the draw graded: reps before the grade
+        name = drawn_mistake(
+            item=self.item, answer=answer, expected=expected, learner_id=learner_id, review=review
+        ) or known_mistake(answer=answer, expected=expected)
+        if name is not None:
+            self.mistakes[name] = self.mistakes.get(name, 0) + 1
+
+    def stats(self) -> TemplateStats:
+        top = max(self.mistakes.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+        return TemplateStats(
+            item=self.item,
+            reviews=self.reviews,
+            again=self.again,
+            answered=len(self.errors),
+            wrong=self.wrong,
+            median_relative_error=statistics.median(self.errors) if self.errors else None,
+            mistake=top[0] if top else None,
+            mistake_count=top[1] if top else 0,
+        )
 
 
 def calculated_stats_for(*, course: Course) -> list[TemplateStats]:
     """Each calculated item of the course in course order with its figures, over every grade
-    not undone (two queries)."""
+    not undone (two queries; the logs stream from a server-side cursor)."""
     items = list(
         QuizItem.objects.filter(lesson__module__course=course, kind=QuizItem.Kind.CALCULATED)
         .select_related("lesson")
         .order_by("lesson__module__position", "lesson__position", "position", "id")
     )
-    logs: dict[int, list[Log]] = {i.pk: [] for i in items}
-    rows = ReviewLog.objects.filter(item_id__in=list(logs), undo__isnull=True).values_list(
-        "item_id", "rating", "answer_value", "expected_value", "learner_id", "state_before"
+    tallies = {item.pk: _Tally(item) for item in items}
+    rows = ReviewLog.objects.filter(item_id__in=list(tallies), undo__isnull=True).values_list(
+        "item_id", "rating", "answer_value", "expected_value", "learner_id", "state_before__reps"
     )
-    for item_id, rating, answer, expected, learner_id, before in rows:
-        logs[item_id].append((rating, answer, expected, learner_id, before))
-    return [_template_stats(item, logs[item.pk]) for item in items]
+    for item_id, *row in rows.iterator(chunk_size=CHUNK):
+        tallies[item_id].add(*row)
+    return [tallies[item.pk].stats() for item in items]
