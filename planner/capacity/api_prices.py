@@ -57,7 +57,7 @@ def api_price_for(
         if size <= exact(row.api_max_params_b or 0):
             return ApiPrice(
                 row,
-                f"{row.name}: {who}a {words} model of {num(size, 1)} B parameters, in the "
+                f"{row.name}: {who}a {words} model of {plain(size)} B parameters, in the "
                 f"smallest class that holds it (up to {plain(exact(row.api_max_params_b or 0))} B)",
             )
     if not classes:
