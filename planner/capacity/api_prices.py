@@ -61,6 +61,12 @@ def api_price_for(
                 f"smallest class that holds it (up to {plain(exact(row.api_max_params_b or 0))} B)",
             )
     if not classes:
+        # A row that names no class (a catalogue of one API price) prices every model.
+        plain_row = next((r for r in rows if not r.api_family and not r.api_models), None)
+        if plain_row is not None:
+            return ApiPrice(
+                plain_row, f"{plain_row.name}: the catalogue's one price for every model"
+            )
         return ApiPrice(None, f"no managed-API row prices a {words} model")
     largest = classes[-1]
     return ApiPrice(

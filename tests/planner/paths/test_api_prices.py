@@ -111,3 +111,9 @@ def test_the_api_never_costs_less_a_request_for_a_bigger_model(
         assert bigger.cost_per_request_usd is None
     elif bigger.cost_per_request_usd is not None:
         assert bigger.cost_per_request_usd >= lesser.cost_per_request_usd
+
+
+def test_a_catalogue_with_one_unclassed_api_row_prices_every_model_on_it() -> None:
+    one = replace(FULL.accelerator("managed-api"), api_family="", api_max_params_b=None)
+    price = api_price_for((one,), FULL.model("llama-3.1-70b"))
+    assert price.row == one and "one price for every model" in price.reason
