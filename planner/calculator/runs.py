@@ -26,6 +26,7 @@ from planner.capacity import (
     estimate_serving,
     estimate_training,
 )
+from planner.capacity.api_prices import api_price_for
 
 Estimate = ServingEstimate | TrainingEstimate | BatchEstimate
 ESTIMATE_KINDS = ("serving", "training", "batch")
@@ -53,8 +54,12 @@ def calculation_run(kind: str, data: Mapping[str, Any]) -> Estimate:
     if kind == "training":
         return estimate_training(TrainingInputs(**engine_inputs(TrainingInputs, data)))
     if kind == "batch":
-        api = default_catalogue().managed_api()
-        return estimate_batch(BatchInputs(**engine_inputs(BatchInputs, data), api=api))
+        kwargs = engine_inputs(BatchInputs, data)
+        # The job's model picks the API's price row, as the comparison of paths does.
+        api = api_price_for(
+            default_catalogue().accelerators, kwargs.get("model"), kwargs.get("params_b")
+        )
+        return estimate_batch(BatchInputs(**kwargs, api=api.row))
     raise CapacityInputError("estimate", "use serving, training or batch.")
 
 

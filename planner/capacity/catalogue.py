@@ -60,7 +60,8 @@ class Catalogue:
         raise CapacityInputError(field, f"unknown model {name!r}; known: {known}")
 
     def managed_api(self) -> Accelerator | None:
-        """The managed-API row (priced per million tokens), if the catalogue has one."""
+        """The first managed-API row (the smallest dense class), if the catalogue has one: the
+        price of a job that names no model. A model's own row: planner.capacity.api_prices."""
         return next((a for a in self.accelerators if a.kind == "managed_api"), None)
 
     def memory_devices(self) -> list[Accelerator]:
@@ -202,6 +203,9 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
             sms=_opt_int(row, "sms"),
             mig_listing_source=str(row.get("mig_listing_source", "")),
             speed_class=str(row.get("speed_class", "")),
+            api_models=tuple(str(m) for m in row.get("api_models", ())),
+            api_family=str(row.get("api_family", "")),
+            api_max_params_b=_opt_float(row, "api_max_params_b"),
         )
         if acc.id in prices:
             acc = replace(acc, price_per_hour_usd=prices[acc.id])

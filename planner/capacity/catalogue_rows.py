@@ -55,6 +55,11 @@ class Accelerator:
     mig_listing_source: str = ""
     # The speed model's efficiency class when it is not the kind's ("amd-gpu": fitted on ROCm runs).
     speed_class: str = ""
+    # A managed-API row's class (planner.capacity.api_prices): the models it prices by name, else
+    # the family ("dense" | "moe") and the largest total parameter count (billions) it prices.
+    api_models: tuple[str, ...] = ()
+    api_family: str = ""
+    api_max_params_b: float | None = None
 
     @property
     def has_mig(self) -> bool:

@@ -247,12 +247,12 @@ V6E = "estimate=serving&gpu=tpu-v6e&model=llama-3.1-8b&users=10&context_tokens=8
 A100 = f"{CHAT}&gpu=a100-80gb"
 L4_THREE = "estimate=serving&gpu=l4&model=llama-3.1-8b&users=3&context_tokens=8192"
 EMBED_WINDOW = "estimate=batch&items=50000&window_hours=2&retry_margin=0.2&items_per_s=10"
+# The 8B chat model's requests, priced on its row of the managed API (planner.capacity.api_prices).
 API_DAY = (
     "estimate=batch&items=1000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
+    "&model=llama-3.1-8b"
 )
-API_ONE = (
-    "estimate=batch&items=1000000&window_hours=24&tokens_per_item=2000&output_tokens_per_item=300"
-)
+API_ONE = API_DAY.replace("items=1000&", "items=1000000&")
 TRAIN = (
     "estimate=training&model=llama-3.1-8b&batch_size=4&seq_len=2048&checkpointing=true&steps=1000"
 )
@@ -479,8 +479,9 @@ FIGURES: list[Figure] = [
     Figure(W7, "That is **${} per million output tokens**", lambda: H100_DAY() / (1000 * 300 / 10**6), ",.0f"),
     Figure(W7, "busy the H100's ${} becomes ${} per million", calc(CHAT_H100, "cost_per_million_output_tokens_usd"), ".2f"),
     Figure(W7, "busy the H100's ${} becomes ${} per million", calc(CHAT_H100, "cost_per_million_output_tokens_usd", 10), ".2f", which=1),
-    Figure(W7, "model costs ${} per million input tokens and ${} per million output tokens", catalogue("managed-api", "price_per_million_input_tokens_usd"), ".2f"),
-    Figure(W7, "model costs ${} per million input tokens and ${} per million output tokens", catalogue("managed-api", "price_per_million_output_tokens_usd"), ".2f", which=1),
+    Figure(W7, "8B model, costs ${} per million input\ntokens and ${} per million output tokens", catalogue("managed-api", "price_per_million_input_tokens_usd"), ".2f"),
+    Figure(W7, "8B model, costs ${} per million input\ntokens and ${} per million output tokens", catalogue("managed-api", "price_per_million_output_tokens_usd"), ".2f", which=1),
+    Figure(W7, "such as Llama 3.1 70B, costs\n${} for each", catalogue("managed-api-80b", "price_per_million_input_tokens_usd"), ".2f"),
     Figure(W7, "a 300-token answer costs ${}, and 1,000 of them a day cost\n${}", calc(API_ONE, "api_cost_usd", 1 / 10**6), ".5f"),
     Figure(W7, "a 300-token answer costs ${}, and 1,000 of them a day cost\n${}", calc(API_DAY, "api_cost_usd"), ".2f", which=1),
     Figure(W7, "than the ${} a day of an H100", H100_DAY, ".0f"),
@@ -692,6 +693,7 @@ CLAIMS: list[Claim] = [
     (W8, "a spot T4\nis the cheapest", lambda: calc(EMBED_T4, "cost_usd")() < min(calc(EMBED_T4, "api_cost_usd")(), calc(EMBED_CPU, "cost_usd")())),
     (W8, "a whole CPU server manages more than twice that", lambda: calc(EMBED_CPU, "items_per_s_per_worker")() > 2 * calculator(EMBED_WINDOW)["required_items_per_s"]),
     (W8, "The cheapest run is not on the cheapest GPU", lambda: calculator(LORA)["cost_per_run_usd"] < calculator(QLORA_L4)["cost_per_run_usd"]),
+    (W7, "such as Llama 3.1 70B, costs\n$0.90 for each", lambda: catalogue("managed-api-80b", "price_per_million_input_tokens_usd")() == catalogue("managed-api-80b", "price_per_million_output_tokens_usd")()),
     (W7, "it recommends the managed API", lambda: comparison(CARD_CHAT_PATHS)["recommended"]["path"] == "managed_api"),
     (W7, "The cheapest\nself-hosted option that meets the card is 4 × NVIDIA T4", lambda: comparison(CARD_CHAT_PATHS)["runner_up"]["accelerator"] == "t4" and comparison(CARD_CHAT_PATHS)["runner_up"]["count"] == 4),
     (W8, "a spot T4\nis the cheapest, and the comparison of paths recommends it", lambda: comparison(CARD_EMBED_PATHS)["recommended"]["accelerator"] == "t4"),

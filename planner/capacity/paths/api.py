@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from planner.capacity.catalogue import Accelerator
+from planner.capacity.api_prices import ApiPrice
 from planner.capacity.formatting import money, num, whole
 from planner.capacity.paths.card import ServingCard, required_decode
 from planner.capacity.paths.options import (
@@ -22,8 +22,13 @@ from planner.capacity.results import FormulaLine
 from planner.capacity.units import as_float, exact
 
 
-def api_option(card: ServingCard, api: Accelerator) -> PathOption:
-    """The managed API: per-token price for the day's requests; its rate limits at the peak."""
+def api_option(card: ServingCard, price: ApiPrice) -> PathOption:
+    """The managed API: the day's requests at the per-token price of the row for the card's model
+    (planner.capacity.api_prices); its rate limits at the peak. A model no row prices has no
+    API cost: the option says so and does not meet."""
+    api = price.row
+    if api is None:
+        return _unpriced(price.reason)
     price_in = exact(api.price_per_million_input_tokens_usd or 0)
     price_out = exact(api.price_per_million_output_tokens_usd or 0)
     per_request = (card.prompt_tokens * price_in + card.output_tokens * price_out) / 10**6
@@ -35,7 +40,8 @@ def api_option(card: ServingCard, api: Accelerator) -> PathOption:
     formulas = (
         FormulaLine(
             "Cost per day on the managed API",
-            "requests per day × (prompt tokens × input price + output tokens × output price) ÷ 10⁶",
+            "requests per day × (prompt tokens × input price + output tokens × output price) ÷ "
+            f"10⁶, at the {api.name} row's prices",
             f"{whole(card.requests_per_day)} × ({whole(card.prompt_tokens)} × {money(price_in)} + "
             f"{whole(card.output_tokens)} × {money(price_out)}) ÷ 10⁶ = {money(cost)}",
         ),
@@ -65,7 +71,8 @@ def api_option(card: ServingCard, api: Accelerator) -> PathOption:
             COLD_START["managed_api"],
             f"rate limits: {API_RATE_LIMIT_SOURCE}",
             "the prompts leave your network: not for data that must stay in-house",
-            "priced as the catalogue's 7-8B class model; a larger model costs more per token",
+            f"priced at {price.reason}",
+            f"price source: {api.source}",
         ),
         figures=_figures(per_request, peak_rpm, peak_tpm),
         formulas=formulas,
@@ -73,6 +80,23 @@ def api_option(card: ServingCard, api: Accelerator) -> PathOption:
         cost_per_request_usd=per_request,
         devices=0,
         capacity_requests_per_day=_capacity(card),
+    )
+
+
+def _unpriced(reason: str) -> PathOption:
+    """The API path for a model no price row covers: listed, with why, never recommended."""
+    return PathOption(
+        path="managed_api",
+        accelerator="managed-api",
+        name="Managed model API",
+        count=1,
+        meets=False,
+        limiter=None,
+        reason=reason,
+        cost_usd=None,
+        stack=SERVING_STACK["managed_api"],
+        notes=("no published per-token price: a provider may still host it on dedicated GPUs",),
+        devices=0,
     )
 
 

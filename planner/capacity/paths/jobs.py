@@ -7,6 +7,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Final
 
+from planner.capacity.api_prices import api_price_for
 from planner.capacity.batch import BatchEstimate, BatchInputs, estimate_batch
 from planner.capacity.catalogue import Accelerator, Catalogue, mig_slices
 from planner.capacity.formatting import money, num, whole
@@ -73,9 +74,10 @@ def batch_options(
             option = _batch_option(inputs, device, params)
             if option is not None:
                 options.append(option)
-    api = catalogue.managed_api()
-    if api is not None:
-        option = _batch_api_option(inputs, api)
+    # The job's model picks the API's price row, as the serving comparison's does.
+    price = api_price_for(catalogue.accelerators, inputs.model, inputs.params_b)
+    if price.row is not None:
+        option = _batch_api_option(inputs, price.row, price.reason)
         if option is not None:
             options.append(option)
     return options, assumed
@@ -162,7 +164,7 @@ def _run_cost(est: BatchEstimate, pool: int) -> tuple[Fraction | None, FormulaLi
     )
 
 
-def _batch_api_option(inputs: BatchInputs, api: Accelerator) -> PathOption | None:
+def _batch_api_option(inputs: BatchInputs, api: Accelerator, why: str) -> PathOption | None:
     try:
         est = estimate_batch(replace(inputs, api=api, accelerator=None, items_per_s=None))
     except CapacityInputError:
@@ -193,6 +195,7 @@ def _batch_api_option(inputs: BatchInputs, api: Accelerator) -> PathOption | Non
         notes=(
             f"rate limits: {API_RATE_LIMIT_SOURCE}",
             "the documents leave your network: not for data that must stay in-house",
+            f"priced at {why}",
         ),
         figures={"tokens_per_minute": float(round(per_minute)), "window_hours": est.window_hours},
         formulas=tuple(f for f in est.formulas if f.label == "Managed API cost"),

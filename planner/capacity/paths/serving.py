@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from planner.capacity import speed_model as sm
+from planner.capacity.api_prices import api_price_for
 from planner.capacity.catalogue import Accelerator, Catalogue, mig_slices
 from planner.capacity.formatting import num, whole
 from planner.capacity.paths.api import api_option
@@ -53,7 +54,11 @@ def serving_options(card: ServingCard, catalogue: Catalogue) -> list[PathOption]
     options: list[PathOption] = []
     for acc in catalogue.accelerators:
         if acc.kind == "managed_api":
-            options.append(api_option(card, acc))
+            if not any(o.path == "managed_api" for o in options):  # one API option: the model's row
+                price = api_price_for(
+                    catalogue.accelerators, card.inputs.model, card.inputs.params_b
+                )
+                options.append(api_option(card, price))
             continue
         counts = TPU_COUNTS if acc.kind == "tpu" else GPU_COUNTS if acc.kind == "gpu" else (1,)
         for n in counts:

@@ -21,7 +21,7 @@ CAT = replace(
     accelerators=tuple(
         a
         for a in FULL.accelerators
-        if a.id in {"t4", "l4", "h100-sxm", "tpu-v5e", "cpu-server", "managed-api"}
+        if a.id in {"t4", "l4", "h100-sxm", "tpu-v5e", "cpu-server"} or a.kind == "managed_api"
     ),
 )
 
