@@ -206,6 +206,9 @@ def _load_accelerators(data: dict[str, Any], prices: dict[str, float]) -> tuple[
             api_models=tuple(str(m) for m in row.get("api_models", ())),
             api_family=str(row.get("api_family", "")),
             api_max_params_b=_opt_float(row, "api_max_params_b"),
+            api_ttft_ms=_opt_float(row, "api_ttft_ms"),
+            api_decode_tokens_per_s=_opt_float(row, "api_decode_tokens_per_s"),
+            api_speed_source=str(row.get("api_speed_source", "")),
         )
         if acc.id in prices:
             acc = replace(acc, price_per_hour_usd=prices[acc.id])

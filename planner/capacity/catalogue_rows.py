@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Final
+
+# The physical range of a managed-API row's speed: a median first token of at most two minutes
+# (Artificial Analysis's slowest 405B endpoint reads 76 s), and at most 10,000 output tokens/s a
+# stream (its fastest endpoints read under 2,000).
+API_TTFT_MS_MAX: Final = 120_000
+API_DECODE_MAX: Final = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +67,24 @@ class Accelerator:
     api_models: tuple[str, ...] = ()
     api_family: str = ""
     api_max_params_b: float | None = None
+    # A managed-API row's own speed: the published median first token (ms) and output tokens/s
+    # of one stream for its class, and whose figures they are. A row without them (a deployment's
+    # own catalogue) falls back to planner.capacity.paths.options' API_TTFT_MS and
+    # API_DECODE_TOKENS_PER_S.
+    api_ttft_ms: float | None = None
+    api_decode_tokens_per_s: float | None = None
+    api_speed_source: str = ""
+
+    def __post_init__(self) -> None:
+        for name, value, top in (
+            ("api_ttft_ms", self.api_ttft_ms, API_TTFT_MS_MAX),
+            ("api_decode_tokens_per_s", self.api_decode_tokens_per_s, API_DECODE_MAX),
+        ):
+            if value is not None and not 0 < value <= top:
+                raise ValueError(f"{self.id}: {name} must be above 0 and at most {top:,}")
+        speed = self.api_ttft_ms is not None or self.api_decode_tokens_per_s is not None
+        if speed and not self.api_speed_source.strip():
+            raise ValueError(f"{self.id}: api_speed_source must name the speed figures' source")
 
     @property
     def has_mig(self) -> bool:

@@ -28,17 +28,23 @@ GPU_COUNTS: Final = (1, 2, 4, 8)  # GPUs in one node: tensor parallelism stays i
 # TPU slices of 1, 4 and 8 chips (Cloud TPU v5e/v6e topologies 1x1, 2x2, 2x4; v5p from 2x2x1).
 TPU_COUNTS: Final = (1, 4, 8)
 
-# Indicative managed-API service figures (the catalogue row carries only prices):
-# - rate limits: OpenAI's usage tier 3 for gpt-4o-mini, 5,000 requests and 4,000,000 tokens per
-#   minute (https://platform.openai.com/docs/guides/rate-limits; limits rise with the tier, and
-#   other providers publish limits of the same order for 7-8B models).
-# - speed: Artificial Analysis's provider medians for Llama 3.1 8B Instruct, about 0.5 s to the
-#   first token and 100+ output tokens/s per stream
+# Indicative managed-API service figures:
+# - rate limits (no catalogue row carries them): OpenAI's usage tier 3 for gpt-4o-mini, 5,000
+#   requests and 4,000,000 tokens per minute (https://platform.openai.com/docs/guides/rate-limits;
+#   limits rise with the tier, and other providers publish limits of the same order for 7-8B models).
+# - speed, only for a row without its own `api_ttft_ms` / `api_decode_tokens_per_s` (a
+#   deployment's own catalogue): Artificial Analysis's provider medians for Llama 3.1 8B Instruct,
+#   about 0.5 s to the first token and 100+ output tokens/s per stream
 #   (https://artificialanalysis.ai/models/llama-3-1-instruct-8b/providers).
 API_REQUESTS_PER_MINUTE: Final = 5_000
 API_TOKENS_PER_MINUTE: Final = 4_000_000
 API_TTFT_MS: Final = Fraction(500)
 API_DECODE_TOKENS_PER_S: Final = Fraction(100)
+API_SPEED_FALLBACK_SOURCE: Final = (
+    "the engine's default, Artificial Analysis's Llama 3.1 8B Instruct provider medians "
+    "(https://artificialanalysis.ai/models/llama-3-1-instruct-8b/providers): the row has no "
+    "speed of its own"
+)
 API_RATE_LIMIT_SOURCE: Final = (
     "OpenAI usage tier 3 (gpt-4o-mini): 5,000 requests/min, 4,000,000 tokens/min, "
     "https://platform.openai.com/docs/guides/rate-limits"
