@@ -229,8 +229,13 @@ class Grade(models.Model):
         related_name="grades_given",
     )
     # Who graded: the peers' grade stands until an instructor regrades, which makes it theirs.
+    # The database default too: code from before the column, during a rolling deploy, inserts.
     origin = models.CharField(
-        _("graded by"), max_length=10, choices=Origin.choices, default=Origin.INSTRUCTOR
+        _("graded by"),
+        max_length=10,
+        choices=Origin.choices,
+        default=Origin.INSTRUCTOR,
+        db_default=Origin.INSTRUCTOR,
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     overall_feedback = models.TextField(_("overall feedback"), blank=True)
