@@ -220,16 +220,11 @@ class Grade(models.Model):
     submission = models.OneToOneField(
         CapstoneSubmission, on_delete=models.CASCADE, related_name="grade"
     )
-    # None for a grade the peers gave (planner/capstone/peer_gradebook.py): no one person did.
     grader = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="grades_given",
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="grades_given"
     )
-    # Who graded: the peers' grade stands until an instructor regrades, which makes it theirs.
-    # The database default too: code from before the column, during a rolling deploy, inserts.
+    # Who graded (the peers: no grader) until an instructor regrades (peer_gradebook.py); the
+    # database default too, for inserts by code of a rolling deploy that predates the column.
     origin = models.CharField(
         _("graded by"),
         max_length=10,
