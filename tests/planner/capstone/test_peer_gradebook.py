@@ -209,3 +209,16 @@ def test_a_flagged_plan_gets_no_grade() -> None:
     assert target.state == PeerPlan.State.FLAGGED
     assert not Grade.objects.filter(submission=target.submission).exists()
     assert Grade.objects.filter(origin="peers").count() == 3
+
+
+def test_writing_a_peer_grade_costs_eight_statements(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    course, learners = graded_by_peers(django_capture_on_commit_callbacks)
+    plan = plan_of(learners[0], course)
+    Grade.objects.filter(submission=plan.submission).delete()
+    CapstoneEmail.objects.filter(submission=plan.submission).delete()
+    with CaptureQueriesContext(connection) as queries:
+        assert peer_grade_record(plan=plan, now=timezone.now()) is not None
+    assert sum("SAVEPOINT" not in q["sql"] for q in queries.captured_queries) == 8
