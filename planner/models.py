@@ -22,6 +22,7 @@ from planner.capstone.outbox import CapstoneEmail
 from planner.capstone.peer_models import (
     CalibrationExample,
     CalibrationStaffLevel,
+    ExpiredPeerAssignment,
     PeerAssessment,
     PeerPlan,
     PeerScore,
@@ -47,6 +48,7 @@ __all__ = [
     "CapstoneWorksheet",
     "Criterion",
     "CriterionScore",
+    "ExpiredPeerAssignment",
     "Grade",
     "GradeChange",
     "GradingClaim",

@@ -166,8 +166,16 @@ class GradeChangeInline(ReadOnlyInline[GradeChange]):
 class GradeAdmin(ReadOnlyAdmin[Grade]):
     """Grades change through the grading page, which records every change."""
 
-    list_display = ["submission", "grader", "status", "total_points", "max_points", "released_at"]
-    list_filter = ["status"]
+    list_display = [
+        "submission",
+        "origin",
+        "grader",
+        "status",
+        "total_points",
+        "max_points",
+        "released_at",
+    ]
+    list_filter = ["status", "origin"]
     inlines = [CriterionScoreInline, GradeChangeInline]
 
 

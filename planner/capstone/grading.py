@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from planner.capstone.grade_audit import grade_change_record, grade_diff, grade_snapshot
 from planner.capstone.outbox import (
     CapstoneEmail,
     capstone_email_promise,
@@ -114,23 +114,6 @@ def _require_claim(*, grader: User, submission: CapstoneSubmission, now: datetim
     claim.save(update_fields=["expires_at"])
 
 
-def _snapshot(grade: Grade) -> dict[str, Any]:
-    state: dict[str, Any] = {"overall_feedback": grade.overall_feedback}
-    for score in grade.scores.select_related("criterion", "level"):
-        key = score.criterion.key
-        state[f"{key}.level"] = score.level.key if score.level else None
-        state[f"{key}.comment"] = score.comment
-    return state
-
-
-def _diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
-    return {
-        key: [before.get(key), after.get(key)]
-        for key in sorted(set(before) | set(after))
-        if before.get(key) != after.get(key)
-    }
-
-
 def _apply(*, grade: Grade, scores: list[ScoreInput], overall_feedback: str) -> None:
     """Write the levels, comments and feedback; recompute the total from the levels' points."""
     criteria = {
@@ -174,13 +157,6 @@ def _claimed_submission(*, grader: User, submission_id: int, now: datetime) -> C
     return submission
 
 
-def _record(
-    *, grade: Grade, actor: User, action: GradeChange.Action, changes: dict[str, Any], now: datetime
-) -> None:
-    """Write the audit row of one grading action (who, when, what changed)."""
-    GradeChange.objects.create(grade=grade, actor=actor, action=action, changes=changes, at=now)
-
-
 def grade_save_draft(
     *,
     grader: User,
@@ -197,14 +173,14 @@ def grade_save_draft(
         )
         if grade.status == Grade.Status.RELEASED:
             raise GradeReleasedError(_("This grade is released: change it with a regrade."))
-        before = _snapshot(grade)
+        before = grade_snapshot(grade)
         grade.grader = grader
         _apply(grade=grade, scores=scores, overall_feedback=overall_feedback)
-        _record(
+        grade_change_record(
             grade=grade,
             actor=grader,
             action=GradeChange.Action.DRAFT_SAVED,
-            changes=_diff(before, _snapshot(grade)),
+            changes=grade_diff(before, grade_snapshot(grade)),
             now=now,
         )
         return grade
@@ -255,7 +231,7 @@ def grade_release(
         grade.released_at = now
         grade.grader = grader
         grade.save()
-        _record(
+        grade_change_record(
             grade=grade,
             actor=grader,
             action=GradeChange.Action.RELEASED,
@@ -277,22 +253,25 @@ def grade_regrade(
     overall_feedback: str,
     now: datetime,
 ) -> Grade:
-    """Change a released grade: recorded; the learner is emailed once the regrades stop."""
+    """Change a released grade (the peers' one too, which becomes the instructor's): recorded;
+    the learner is emailed once the regrades stop."""
     with transaction.atomic():
         submission = _claimed_submission(grader=grader, submission_id=submission_id, now=now)
         grade = Grade.objects.select_related("submission").get(submission=submission)
         if grade.status != Grade.Status.RELEASED:
             raise ValidationError(_("Only a released grade is regraded; save the draft instead."))
-        before = {**_snapshot(grade), "total_points": grade.total_points}
+        before = {**grade_snapshot(grade), "total_points": grade.total_points}
+        # An instructor's regrade of the peers' grade makes it the instructor's, even unchanged.
+        grade.origin = Grade.Origin.INSTRUCTOR
         _apply(grade=grade, scores=scores, overall_feedback=overall_feedback)
         _require_complete(grade)
-        changes = _diff(before, {**_snapshot(grade), "total_points": grade.total_points})
+        changes = grade_diff(before, {**grade_snapshot(grade), "total_points": grade.total_points})
         if not changes:
             return grade
         grade.grader = grader
         grade.released_at = now
         grade.save()
-        _record(
+        grade_change_record(
             grade=grade, actor=grader, action=GradeChange.Action.REGRADED, changes=changes, now=now
         )
         grade_change_email_promise(grade=grade, now=now)

@@ -1,8 +1,8 @@
-"""Reads for instructors: the grading queue, a submission's grading state, the CSV export."""
+"""Reads for instructors: the grading queue, a submission's grading state (the CSV export is in
+grades_csv.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,6 +27,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from courses.models import Course
 from courses.selectors import courses_taught_only
+from planner.capstone.peer_models import PeerPlan
 from planner.models import (
     CapstoneSubmission,
     Criterion,
@@ -42,6 +43,9 @@ QUEUE_STATUSES = (
     ("graded", _("Graded (not released)")),
     ("released", _("Released")),
 )
+# Plans the peer step sent to staff: peers disagree, passed a check error, or were too few by
+# the deadline (peer_grading.py); each plan's reasons are in its PeerPlan.result["flags"].
+PEER_FILTERS = (("flagged", _("Flagged by peers")),)
 
 
 def submissions_for_grader(*, user: User) -> QuerySet[CapstoneSubmission]:
@@ -116,12 +120,14 @@ def grading_queue(
     course_id: int | None = None,
     status: str | None = None,
     course_ids: list[int] | None = None,
+    peer: str | None = None,
 ) -> QuerySet[CapstoneSubmission]:
     """Submitted versions to grade, oldest first (then by id, the keyset), with their queue
     status and live claim. `course_ids`, the taught courses when the caller has them, lets the
     database read the (course, submitted_at) index instead of joining the enrolments.
 
-    `is_own` marks the grader's own submissions, which another instructor must grade.
+    `is_own` marks the grader's own submissions, which another instructor must grade;
+    `peer="flagged"` keeps the plans peers flagged for staff (their reasons on `peer_plan`).
     """
     if course_ids is not None:  # the caller's own courses_taught_only: no second subquery
         scope = CapstoneSubmission.objects.filter(course_id__in=course_ids).select_related(
@@ -140,6 +146,8 @@ def grading_queue(
         qs = qs.filter(course_id=course_id)
     if status:
         qs = qs.filter(_status_filter(status, now=now))
+    if peer == "flagged":
+        qs = qs.filter(peer_plan__state=PeerPlan.State.FLAGGED)
     return qs.select_related("claim__grader", "grade", "peer_plan").order_by("submitted_at", "pk")
 
 
@@ -203,6 +211,12 @@ def queue_counts(
     }
 
 
+def peer_flagged_count(*, course_ids: list[int]) -> int:
+    """Plans flagged by peers in the courses: one count read from the peer plans' (course,
+    state, assigned, id) index."""
+    return PeerPlan.objects.filter(course_id__in=course_ids, state=PeerPlan.State.FLAGGED).count()
+
+
 def live_claim_for(*, submission: CapstoneSubmission, now: datetime) -> GradingClaim | None:
     return (
         GradingClaim.objects.select_related("grader")
@@ -221,71 +235,3 @@ def grade_for(*, submission: CapstoneSubmission) -> Grade | None:
 
 def rubric_for(*, course: Course) -> Rubric | None:
     return Rubric.objects.filter(course=course).prefetch_related("criteria__levels").first()
-
-
-CSV_CHUNK = 2000
-
-
-def grades_csv_header(*, course: Course) -> tuple[list[str], list[Criterion]]:
-    """The export's columns: the learner, the version, a column per criterion, the totals."""
-    criteria = list(Criterion.objects.filter(rubric__course=course).order_by("position", "pk"))
-    header = [
-        "learner_email",
-        "learner_name",
-        "version",
-        "submitted_at",
-        "late",
-        *[c.key for c in criteria],
-        "total",
-        "max",
-        "released",
-        "released_at",
-    ]
-    return header, criteria
-
-
-def _csv_row(submission: CapstoneSubmission, criteria: list[Criterion]) -> list[str]:
-    grade: Grade | None = getattr(submission, "grade", None)
-    levels = {score.criterion_id: score for score in (grade.scores.all() if grade else [])}
-    released = grade is not None and grade.status == Grade.Status.RELEASED
-    return [
-        _csv_safe(submission.learner.email),
-        _csv_safe(submission.learner.name),
-        str(submission.version),
-        submission.submitted_at.isoformat(),
-        "yes" if submission.is_late else "no",
-        *[
-            (str(levels[c.pk].points) if c.pk in levels and levels[c.pk].level else "")
-            for c in criteria
-        ],
-        str(grade.total_points) if grade else "",
-        str(grade.max_points) if grade else "",
-        "yes" if released else "no",
-        grade.released_at.isoformat() if grade and grade.released_at else "",
-    ]
-
-
-def grades_csv_rows(*, course: Course, criteria: list[Criterion]) -> Iterator[list[str]]:
-    """One row per learner: their latest graded version (else latest version). Read through a
-    server-side cursor in chunks of CSV_CHUNK, a learner's versions together, so memory stays
-    the same whatever the course's size."""
-    submissions = (
-        CapstoneSubmission.objects.filter(course=course)
-        .select_related("learner", "grade")
-        .prefetch_related("grade__scores__level")
-        .order_by("learner__email", "learner_id", "version")
-    )
-    chosen: CapstoneSubmission | None = None
-    for submission in submissions.iterator(chunk_size=CSV_CHUNK):
-        if chosen is not None and chosen.learner_id != submission.learner_id:
-            yield _csv_row(chosen, criteria)
-            chosen = None
-        if chosen is None or hasattr(submission, "grade") or not hasattr(chosen, "grade"):
-            chosen = submission
-    if chosen is not None:
-        yield _csv_row(chosen, criteria)
-
-
-def _csv_safe(text: str) -> str:
-    """Spreadsheets run a cell starting with = + - @ as a formula: make learner text inert."""
-    return "'" + text if text[:1] in {"=", "+", "-", "@", "\t", "\r"} else text

@@ -21,6 +21,7 @@ from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from courses.selectors import courses_taught_only
 from planner.capstone.forms import GradeForm
+from planner.capstone.grades_csv import grades_csv_header, grades_csv_rows
 from planner.capstone.grading import (
     ClaimHeld,
     ClaimRequired,
@@ -34,12 +35,12 @@ from planner.capstone.grading import (
     submission_unclaim,
 )
 from planner.capstone.grading_selectors import (
+    PEER_FILTERS,
     QUEUE_STATUSES,
     grade_for,
-    grades_csv_header,
-    grades_csv_rows,
     grading_queue_page,
     live_claim_for,
+    peer_flagged_count,
     queue_counts,
     rubric_for,
     submissions_for_grader,
@@ -67,7 +68,7 @@ _AFTER_MAX = 2**63 - 1
 @instructor_required
 def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Submitted plans of the user's courses, 50 a page (`?after=<id>` for the next);
-    `?course=<slug>` and `?status=` filter it, and each status shows its count."""
+    `?course=<slug>`, `?status=` and `?peer=flagged` filter it, and each shows its count."""
     courses = list(courses_taught_only(user=request.user))
     course_key = request.GET.get("course", "")
     status = request.GET.get("status", "")
@@ -83,20 +84,28 @@ def grading_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     )
     if status not in dict(QUEUE_STATUSES):
         status = ""
+    peer = request.GET.get("peer", "")
+    if peer not in dict(PEER_FILTERS):
+        peer = ""
     now = timezone.now()
     course_ids = [selected.pk] if selected else [c.pk for c in courses]
     queue = grading_queue_select(
-        user=request.user, now=now, status=status or None, course_ids=course_ids
+        user=request.user, now=now, status=status or None, course_ids=course_ids, peer=peer
     )
     page = grading_queue_page(queue, after=after)
     counts = queue_counts(course_ids=course_ids, now=now)
+    flagged = peer_flagged_count(course_ids=course_ids)
     context = {
         "courses": courses,
         "selected_course": selected,
         "status": status,
         "statuses": [(value, label, counts[value]) for value, label in QUEUE_STATUSES],
         "status_labels": dict(QUEUE_STATUSES),
-        "total": counts["total"] if not status else counts[status],
+        "peer": peer,
+        "peer_filters": [(value, label, flagged) for value, label in PEER_FILTERS],
+        # Flagged in a status: counted (a few plans); otherwise from the counts already read.
+        "total": queue.count() if peer else counts[status or "total"],
+        "peer_column": bool(peer) or any(hasattr(row, "peer_plan") for row in page.rows),
         "rows": page.rows,
         "next_after": page.next_after,
         "after": after,

@@ -213,11 +213,24 @@ class Grade(models.Model):
         DRAFT = "draft", _("Draft")
         RELEASED = "released", _("Released")
 
+    class Origin(models.TextChoices):
+        INSTRUCTOR = "instructor", _("Instructor")
+        PEERS = "peers", _("Peers")
+
     submission = models.OneToOneField(
         CapstoneSubmission, on_delete=models.CASCADE, related_name="grade"
     )
     grader = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="grades_given"
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="grades_given"
+    )
+    # Who graded (the peers: no grader) until an instructor regrades (peer_gradebook.py); the
+    # database default too, for inserts by code of a rolling deploy that predates the column.
+    origin = models.CharField(
+        _("graded by"),
+        max_length=10,
+        choices=Origin.choices,
+        default=Origin.INSTRUCTOR,
+        db_default=Origin.INSTRUCTOR,
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     overall_feedback = models.TextField(_("overall feedback"), blank=True)
@@ -261,10 +274,16 @@ class GradeChange(models.Model):
         DRAFT_SAVED = "draft_saved", _("Draft saved")
         RELEASED = "released", _("Released")
         REGRADED = "regraded", _("Regraded after release")
+        PEER_GRADED = "peer_graded", _("Graded by peers and released")
 
     grade = models.ForeignKey(Grade, on_delete=models.CASCADE, related_name="changes")
+    # None when the peer step acted (a peer grade written into the gradebook).
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="grade_changes"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="grade_changes",
     )
     action = models.CharField(max_length=16, choices=Action.choices)
     # {"field or criterion key": [before, after]}
@@ -275,4 +294,5 @@ class GradeChange(models.Model):
         ordering = ["-at", "-pk"]
 
     def __str__(self) -> str:
-        return f"{self.get_action_display()} by {self.actor} at {self.at:%Y-%m-%d %H:%M}"
+        who = self.actor or _("peers")
+        return f"{self.get_action_display()} by {who} at {self.at:%Y-%m-%d %H:%M}"

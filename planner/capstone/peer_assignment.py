@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from courses.models import Course
 from planner.capstone.peer_models import (
+    ExpiredPeerAssignment,
     PeerAssessment,
     PeerPlan,
     PeerScore,
@@ -197,6 +198,16 @@ def peer_assignments_expire(*, course: Course, now: datetime) -> int:
             if assessment is None:
                 continue
             PeerPlan.objects.select_for_update().filter(pk=plan_id).first()
+            # Its id kept: the assessor's link to it says it expired (peer_views), not a 404.
+            ExpiredPeerAssignment.objects.get_or_create(
+                assessment_id=assessment.pk,
+                defaults={
+                    "assessor_id": assessment.assessor_id,
+                    "course_id": assessment.course_id,
+                    "assigned_at": assessment.assigned_at,
+                    "expired_at": now,
+                },
+            )
             assessment.delete()
             PeerPlan.objects.filter(pk=plan_id).update(assigned=F("assigned") - 1)
             count += 1

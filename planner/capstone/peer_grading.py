@@ -12,8 +12,8 @@ from django.utils.translation import gettext as _
 
 from courses.models import Course
 from planner.capstone import peer_model
-from planner.capstone.outbox import CapstoneEmail, capstone_email_promise
 from planner.capstone.peer_assignment import peer_assignments_expire
+from planner.capstone.peer_gradebook import peer_grade_record
 from planner.capstone.peer_models import (
     CalibrationStaffLevel,
     PeerAssessment,
@@ -104,8 +104,9 @@ def _check_errors(submission: CapstoneSubmission) -> list[str]:
 def peer_plans_grade(*, course: Course, now: datetime) -> list[int]:
     """Fit the model over the course's assessments and grade each open plan with its N peer
     assessments: graded by peers, or flagged for staff with why (a criterion where trusted
-    peers disagree by more than a level, or a check error every peer passed). Emails each
-    learner graded by peers, once. Returns the plans decided."""
+    peers disagree by more than a level, a check error every peer passed, a criterion no peer
+    levelled). A plan graded by peers gets its grade in the gradebook, released, and its
+    learner one email (peer_gradebook.py). Returns the plans decided."""
     settings = peer_settings_for(course=course)
     ready = PeerPlan.objects.filter(
         course=course, state=PeerPlan.State.OPEN, completed__gte=settings.assessors_per_plan
@@ -144,6 +145,10 @@ def peer_plans_grade(*, course: Course, now: datetime) -> list[int]:
                 _("The automatic check found an error every peer passed: %(error)s")
                 % {"error": errors[0]}
             )
+        graded = {c for c, _g in grades.get(plan.pk, [])}
+        unscored = [str(criteria[c]) for c in criteria if c not in graded]
+        if unscored:  # a criterion added to the rubric after the peers assessed
+            flags.append(_("No peer levels for %(criteria)s.") % {"criteria": ", ".join(unscored)})
         plan_assessors = {o.assessor for o in observations}
         result: dict[str, object] = {
             "flags": flags,
@@ -182,10 +187,7 @@ def _plan_decide(*, plan: PeerPlan, result: dict[str, object], now: datetime) ->
         locked.result = result
         locked.graded_at = now
         locked.save(update_fields=["state", "result", "graded_at"])
-        if locked.state == PeerPlan.State.GRADED and not locked.run_tag:
-            capstone_email_promise(
-                kind=CapstoneEmail.Kind.PEER_GRADED, submission=plan.submission, now=now
-            )
+        peer_grade_record(plan=locked, now=now)
 
 
 def peer_deadline_sweep(*, course: Course, now: datetime) -> int:

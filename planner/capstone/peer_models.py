@@ -192,3 +192,22 @@ class PeerScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.criterion}: {self.level}"
+
+
+class ExpiredPeerAssignment(models.Model):
+    """A peer assignment given back after its lease (its row deleted, its slot freed): the id
+    is kept so the assessor's link to it says it expired, not that it never was."""
+
+    assessment_id = models.PositiveBigIntegerField(unique=True)
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    assigned_at = models.DateTimeField()
+    expired_at = models.DateTimeField()
+
+    class Meta:
+        app_label = "planner"
+
+    def __str__(self) -> str:
+        return f"Assignment {self.assessment_id} of {self.assessor}, expired {self.expired_at}"

@@ -10,7 +10,13 @@ from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
 from courses.models import Course
-from planner.capstone.peer_models import PeerAssessment, PeerPlan, PeerScore, PeerSettings
+from planner.capstone.peer_models import (
+    ExpiredPeerAssignment,
+    PeerAssessment,
+    PeerPlan,
+    PeerScore,
+    PeerSettings,
+)
 from planner.models import CapstoneSubmission, Criterion, Grade
 
 
@@ -129,7 +135,10 @@ def peer_overall_comments(*, plan: PeerPlan) -> list[str]:
 
 
 def released_staff_grade(*, submission: CapstoneSubmission) -> Grade | None:
-    return Grade.objects.filter(submission=submission, status=Grade.Status.RELEASED).first()
+    """An instructor's released grade (the peers' own, in the gradebook too, is not one)."""
+    return Grade.objects.filter(
+        submission=submission, status=Grade.Status.RELEASED, origin=Grade.Origin.INSTRUCTOR
+    ).first()
 
 
 @dataclass
@@ -190,3 +199,12 @@ def peer_panel_for(*, submission: CapstoneSubmission) -> dict[str, Any] | None:
 
 def peer_settings_of(*, course: Course) -> PeerSettings | None:
     return PeerSettings.objects.filter(course=course).first()
+
+
+def expired_assignment_for(*, assessor: User, assessment_id: int) -> ExpiredPeerAssignment | None:
+    """The assessor's own assignment given back after its lease (another's id: None)."""
+    return (
+        ExpiredPeerAssignment.objects.filter(assessment_id=assessment_id, assessor=assessor)
+        .select_related("course")
+        .first()
+    )

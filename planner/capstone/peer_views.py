@@ -26,10 +26,10 @@ from planner.capstone.peer_calibration import (
     calibration_state,
     calibration_submit,
 )
+from planner.capstone.peer_expired import assessment_or_expired, expired_page
 from planner.capstone.peer_forms import ID_DIGITS, PeerSettingsForm, level_choices_posted
 from planner.capstone.peer_models import PeerAssessment
 from planner.capstone.peer_selectors import (
-    assessment_for_assessor,
     latest_submission_for,
     open_assessment_for,
     peer_assessments_done,
@@ -185,9 +185,9 @@ def _assess_page(
 @require_GET
 @login_required
 def peer_assessment(request: AuthenticatedHttpRequest, assessment_id: int) -> HttpResponse:
-    assessment = get_object_or_404(
-        assessment_for_assessor(assessor=request.user, assessment_id=assessment_id)
-    )
+    assessment = assessment_or_expired(request, assessment_id)
+    if isinstance(assessment, HttpResponse):
+        return assessment
     if assessment.completed_at is not None:
         messages.info(request, _("You have assessed this plan; thank you."))
         return redirect("capstone:peer", course_slug=assessment.course.slug)
@@ -197,9 +197,9 @@ def peer_assessment(request: AuthenticatedHttpRequest, assessment_id: int) -> Ht
 @require_POST
 @login_required
 def peer_assessment_save(request: AuthenticatedHttpRequest, assessment_id: int) -> HttpResponse:
-    assessment = get_object_or_404(
-        assessment_for_assessor(assessor=request.user, assessment_id=assessment_id)
-    )
+    assessment = assessment_or_expired(request, assessment_id)
+    if isinstance(assessment, HttpResponse):
+        return assessment
     criteria = rubric_criteria(course=assessment.course)
     choices, errors = level_choices_posted(request.POST, criteria)
     comment = request.POST.get("comment", "")
@@ -218,6 +218,8 @@ def peer_assessment_save(request: AuthenticatedHttpRequest, assessment_id: int) 
         )
     except PeerStepRefused as exc:
         messages.info(request, str(exc))
+    except PeerAssessment.DoesNotExist:  # expired between the read and the save's lock
+        return expired_page(request, assessment_id)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return _assess_page(request, assessment, status=400)

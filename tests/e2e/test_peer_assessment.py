@@ -1,6 +1,8 @@
 """The peer step in the browser, on a desktop and a phone, axe-clean: a learner calibrates on an
 example and sees the staff's level and why; assesses a peer's plan beside its automatic check;
-reads the peer grade with comments and confidence; an instructor overrides a flagged plan."""
+reads the peer grade with comments and confidence and finds it in their gradebook; an instructor
+lists the plans flagged by peers with why and overrides one; a link to an expired assignment
+says so and offers another plan."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ import pytest
 from django.utils import timezone
 
 from planner.capstone.peer_assignment import (
+    ASSIGNMENT_LEASE,
     peer_assessment_submit,
     peer_assign,
+    peer_assignments_expire,
 )
 from planner.capstone.peer_grading import (
     peer_deadline_sweep,
@@ -118,6 +122,9 @@ def test_receiving_a_peer_grade(page, width: int) -> None:  # type: ignore[no-un
     text = grade.inner_text()
     assert "Strong" in text and "confidence" in text
     assert "Sizing is explained step by step." in text and "A plan I would deploy." in text
+    page.goto(f"/capstone/submissions/{plan.submission_id}/")
+    assert "Your grade: 8 / 8" in page.get_by_test_id("released-grade").inner_text()
+    assert "Graded by your peers." in page.get_by_test_id("graded-by").inner_text()
     fits(page, width)
 
 
@@ -138,7 +145,12 @@ def test_an_instructor_overrides_a_flagged_plan(page, width: int) -> None:  # ty
     page.set_viewport_size({"width": width, "height": 800})
     login_in_browser(page, instructor.email)
     page.goto(f"/capstone/grading/?course={course.slug}")
+    page.get_by_label("Peers").select_option("flagged")
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**peer=flagged**")
+    page.goto(page.url)  # by its address, so axe and the HTML checker read the filtered queue
     assert page.get_by_test_id("peer-flag").count() == 1
+    assert "Only 0 of 3 peer assessments" in page.get_by_test_id("peer-reasons").inner_text()
     link = page.get_by_role("link", name=re.compile(f"^{re.escape(learner.name)}, version 1"))
     page.goto(link.get_attribute("href"))
     assert "Only 0 of 3 peer assessments" in page.get_by_test_id("peer-flags").inner_text()
@@ -149,4 +161,26 @@ def test_an_instructor_overrides_a_flagged_plan(page, width: int) -> None:  # ty
     page.get_by_role("button", name="Release grade").click()
     page.wait_for_url("**/capstone/grading/")
     assert Grade.objects.get(submission=plan_of(learner, course).submission).status == "released"
+    fits(page, width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_expired_assignment(page, width: int) -> None:  # type: ignore[no-untyped-def]
+    course = peer_course()
+    learners = learners_with_plans(course, 3)
+    taken = peer_assign(
+        assessor=learners[0], course=course, now=timezone.now() - ASSIGNMENT_LEASE * 2
+    )
+    assert taken is not None
+    peer_assignments_expire(course=course, now=timezone.now())
+    page.set_viewport_size({"width": width, "height": 800})
+    login_in_browser(page, learners[0].email)
+    response = page.goto(f"/capstone/peer/{taken.pk}/")
+    assert response is not None and response.status == 410
+    assert page.get_by_role("heading", level=1).inner_text() == "This assignment has expired"
+    assert "went back to the queue" in page.get_by_test_id("peer-expired").inner_text()
+    assert page.get_by_role("link", name=re.compile("^Back to peer assessment")).is_visible()
+    # From the keyboard to the way on; the page it ends on (this one) is read by axe.
+    page.get_by_role("button", name="Assess another plan").focus()
+    assert page.evaluate("document.activeElement.textContent") == "Assess another plan"
     fits(page, width)

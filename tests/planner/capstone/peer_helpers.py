@@ -3,11 +3,20 @@ plans, and the level choices an assessor posts."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+
+from django.utils import timezone
 
 from accounts.models import User
 from courses.models import Course
-from planner.capstone.peer_models import CalibrationExample, CalibrationStaffLevel, PeerPlan
+from planner.capstone.peer_assignment import peer_assessment_submit, peer_assign
+from planner.capstone.peer_models import (
+    CalibrationExample,
+    CalibrationStaffLevel,
+    PeerAssessment,
+    PeerPlan,
+)
 from planner.capstone.peer_services import (
     LevelChoice,
     peer_settings_save,
@@ -61,3 +70,24 @@ def calibration_example(course: Course, level_key: str = "partial") -> Calibrati
             why=f"The staff's reason for {criterion.key}.",
         )
     return example
+
+
+def assess_all(
+    course: Course,
+    learners: list[User],
+    level_for: Callable[[User, PeerAssessment], str] = lambda learner, a: "strong",
+    rounds: int = 3,
+) -> None:
+    """Each learner takes and assesses plans, round after round, at the level `level_for` says."""
+    now = timezone.now()
+    for _round in range(rounds):
+        for learner in learners:
+            a = peer_assign(assessor=learner, course=course, now=now)
+            if a is not None:
+                peer_assessment_submit(
+                    assessor=learner,
+                    assessment_id=a.pk,
+                    choices=choices(course, level_for(learner, a), comment="Clear memory maths."),
+                    comment="Good plan.",
+                    now=now,
+                )

@@ -218,13 +218,15 @@ def test_csv_has_one_row_per_learner_with_criterion_columns(
         "max",
         "released",
         "released_at",
+        "graded_by",
     ]
     by_email = {row[0]: row for row in rows[1:]}
     assert len(rows) == 3
     lee = by_email["learner@example.com"]
     assert (lee[2], lee[5], lee[6], lee[7], lee[8], lee[9]) == ("1", "4", "4", "8", "8", "yes")
+    assert lee[11] == "instructor"
     other = by_email["'=cmd@example.com"]
-    assert other[1] == "'=HYPERLINK()" and other[9] == "no"
+    assert other[1] == "'=HYPERLINK()" and other[9] == "no" and other[11] == ""
 
 
 def test_rubric_editing_adds_a_criterion_and_its_levels(client, instructor, course) -> None:  # type: ignore[no-untyped-def]

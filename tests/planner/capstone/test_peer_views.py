@@ -185,7 +185,7 @@ def test_staff_add_calibration_examples_and_peer_settings_in_the_admin(client) -
 
 
 def test_an_instructors_released_grade_overrides_the_peer_grade(client) -> None:  # type: ignore[no-untyped-def]
-    from planner.capstone.grading import ScoreInput, grade_release, submission_claim
+    from planner.capstone.grading import ScoreInput, grade_regrade, submission_claim
 
     course = peer_course()
     instructor = course.enrollments.get(role="instructor").user
@@ -205,7 +205,8 @@ def test_an_instructors_released_grade_overrides_the_peer_grade(client) -> None:
     peer_plans_grade(course=course, now=now)
     plan = plan_of(learners[0], course)
     submission_claim(grader=instructor, submission_id=plan.submission_id, now=now)
-    grade_release(
+    # The peers' grade is released (in the gradebook): the instructor's replaces it by regrade.
+    grade_regrade(
         grader=instructor,
         submission_id=plan.submission_id,
         now=now,
