@@ -8,7 +8,7 @@ import random
 import statistics
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from planner.capstone.peer_model import (
@@ -85,18 +85,29 @@ def test_the_model_beats_the_median_on_the_done_when_mix(seed: int) -> None:
     assert statistics.fmean(abs(fit.grades[k].level - truth[k]) <= 1 for k in truth) >= 0.9
 
 
-@settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
+# Ten cohorts of 60 a draw: one cohort's ten random assessors are few enough that fewer than
+# half are caught in about 1.7 % of cohorts (26 of 1,500 seeds; never fewer than 3), so the
+# share is pooled. Over 1,500 cohorts the model caught 76 % and flagged no honest assessor.
+COHORTS = 10
+CAUGHT_AT_LEAST = 0.6
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 2**32 - COHORTS))
+@example(seed=144070)  # its first cohort catches only 4 of 10
 def test_random_assessors_are_down_weighted_and_shown_why(seed: int) -> None:
     plans = 60
     kinds = ["random" if i % 6 == 0 else "honest" for i in range(plans)]
-    _truth, observations, calibration = cohort(seed, plans, kinds)
-    fit = peer_fit(observations, calibration, top_level=dict.fromkeys(range(CRITERIA), TOP))
-    flagged = [a for a in range(plans) if fit.assessors[a].down_weighted]
-    randoms = [a for a in range(plans) if kinds[a] == "random"]
-    assert len(set(flagged) & set(randoms)) >= len(randoms) // 2
-    assert not [a for a in flagged if kinds[a] == "honest"]
-    assert all(fit.assessors[a].why for a in flagged)
+    caught = randoms = 0
+    for draw in range(seed, seed + COHORTS):
+        _truth, observations, calibration = cohort(draw, plans, kinds)
+        fit = peer_fit(observations, calibration, top_level=dict.fromkeys(range(CRITERIA), TOP))
+        flagged = [a for a in range(plans) if fit.assessors[a].down_weighted]
+        assert not [a for a in flagged if kinds[a] == "honest"], draw
+        assert all(fit.assessors[a].why for a in flagged)
+        caught += sum(1 for a in flagged if kinds[a] == "random")
+        randoms += kinds.count("random")
+    assert caught / randoms >= CAUGHT_AT_LEAST
 
 
 def test_a_failed_calibration_is_down_weighted() -> None:
