@@ -325,7 +325,8 @@ def test_an_answer_lost_after_the_data_is_never_followed_by_a_second_copy(
         worker = Worker(worker_env(server, email_timeout=2))
         try:
             worker.wait_ready()
-            digests_scan(now=timezone.now())
+            scanned = timezone.now()
+            digests_scan(now=scanned)
 
             def settled() -> bool:
                 everyone = {r.to[0] for r in recorder.received} == {u.email for u in learners}
@@ -333,7 +334,12 @@ def test_an_answer_lost_after_the_data_is_never_followed_by_a_second_copy(
                 return everyone and not busy.exists()
 
             wait_for(settled, what=f"every learner's digest, have {statuses()}")
-            later = timezone.now() + timedelta(hours=1)
+            # Later the same day (the learners' day is the UTC date): an hour on, or halfway to
+            # midnight when that is nearer; the next day's digest is rightly a new one.
+            midnight = (scanned + timedelta(days=1)).replace(
+                hour=0, minute=0, second=0, microsecond=0
+            )
+            later = scanned + min(timedelta(hours=1), (midnight - scanned) / 2)
             digests_scan(now=later)
             digests_retry(now=later)
             time.sleep(4)
