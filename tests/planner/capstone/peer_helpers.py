@@ -91,3 +91,19 @@ def assess_all(
                     comment="Good plan.",
                     now=now,
                 )
+
+
+def split_plan(course: Course, learners: list[User]) -> PeerPlan:
+    """Every plan assessed "partial" but the first learner's, whose first two assessors split
+    by two levels ("missing", then "strong"): the plan the peers disagree on."""
+    target = plan_of(learners[0], course)
+    split: dict[int, str] = {}
+
+    def level_for(learner: User, assessment: PeerAssessment) -> str:
+        if assessment.plan_id != target.pk:
+            return "partial"
+        split[learner.pk] = "missing" if not split else "strong"
+        return split[learner.pk]
+
+    assess_all(course, learners, level_for)
+    return target

@@ -24,6 +24,7 @@ from tests.planner.capstone.peer_helpers import (
     learners_with_plans,
     peer_course,
     plan_of,
+    split_plan,
 )
 
 pytestmark = pytest.mark.django_db
@@ -194,16 +195,7 @@ def test_an_instructors_grade_begun_first_is_never_overwritten(
 def test_a_flagged_plan_gets_no_grade() -> None:
     course = peer_course()
     learners = learners_with_plans(course, 4)
-    target = plan_of(learners[0], course)
-    split: dict[int, str] = {}
-
-    def level_for(learner, assessment):  # type: ignore[no-untyped-def]
-        if assessment.plan_id != target.pk:
-            return "partial"
-        split[learner.pk] = "missing" if not split else "strong"
-        return split[learner.pk]
-
-    assess_all(course, learners, level_for)
+    target = split_plan(course, learners)
     peer_plans_grade(course=course, now=timezone.now())
     target.refresh_from_db()
     assert target.state == PeerPlan.State.FLAGGED

@@ -20,7 +20,7 @@ from tests.planner.capstone.peer_helpers import (
     assess_all,
     learners_with_plans,
     peer_course,
-    plan_of,
+    split_plan,
 )
 
 pytestmark = pytest.mark.django_db
@@ -32,16 +32,7 @@ def test_the_flagged_filter_lists_the_flagged_plans_with_their_reasons(client) -
     course = peer_course()
     instructor = course.enrollments.get(role="instructor").user
     learners = learners_with_plans(course, 4)
-    target = plan_of(learners[0], course)
-    split: dict[int, str] = {}
-
-    def level_for(learner, assessment):  # type: ignore[no-untyped-def]
-        if assessment.plan_id != target.pk:
-            return "partial"
-        split[learner.pk] = "missing" if not split else "strong"
-        return split[learner.pk]
-
-    assess_all(course, learners, level_for)
+    target = split_plan(course, learners)
     peer_plans_grade(course=course, now=timezone.now())
     client.force_login(instructor)
     url = reverse("capstone:grading_queue")
